@@ -1,0 +1,1158 @@
+#include "DeviceFlow.h"
+
+#include "UserCode.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+#include <deque>
+#include <tuple>
+
+using namespace clang;
+using torchlint::api::DeviceKind;
+
+namespace torchlint {
+
+namespace {
+
+/// Past this many possibilities a value is simply "unknown".
+constexpr size_t MaxFacts = 8;
+/// Bounds on the interprocedural work, so that no input makes it explode.
+constexpr unsigned MaxDepth = 12;
+constexpr size_t MaxAnalyses = 4000;
+
+std::pair<unsigned, unsigned> rawRange(SourceRange R) {
+  return {R.getBegin().getRawEncoding(), R.getEnd().getRawEncoding()};
+}
+std::pair<unsigned, unsigned> rawRange(const Stmt *S) {
+  return S ? rawRange(S->getSourceRange()) : std::make_pair(0u, 0u);
+}
+std::pair<unsigned, unsigned> rawRange(const Decl *D) {
+  return D ? rawRange(D->getSourceRange()) : std::make_pair(0u, 0u);
+}
+
+FactSet unknown() { return FactSet{DeviceFact()}; }
+
+void sortFacts(FactSet &Facts) {
+  std::sort(Facts.begin(), Facts.end());
+  Facts.erase(std::unique(Facts.begin(), Facts.end()), Facts.end());
+}
+
+/// Adds From to Into; true when Into changed.
+bool mergeFacts(FactSet &Into, const FactSet &From) {
+  bool Changed = false;
+  for (const DeviceFact &F : From) {
+    if (std::find(Into.begin(), Into.end(), F) != Into.end())
+      continue;
+    Into.push_back(F);
+    Changed = true;
+  }
+  if (!Changed)
+    return false;
+  if (Into.size() > MaxFacts)
+    Into = unknown();
+  sortFacts(Into);
+  return true;
+}
+
+/// Re-labels known facts: the value now got its device at Origin.
+FactSet relabel(FactSet Facts, Provenance How, const Stmt *Origin,
+                const Expr *DeviceExpr = nullptr) {
+  for (DeviceFact &F : Facts) {
+    if (!F.isKnown())
+      continue;
+    F.How = How;
+    F.Origin = Origin;
+    F.OriginDecl = nullptr;
+    if (DeviceExpr)
+      F.DeviceExpr = DeviceExpr;
+  }
+  sortFacts(Facts);
+  return Facts;
+}
+
+FactSet single(DeviceKind Kind, Provenance How, const Stmt *Origin,
+               const Expr *Literal = nullptr) {
+  DeviceFact F;
+  F.Kind = Kind;
+  F.How = How;
+  F.Origin = Origin;
+  F.Literal = Literal;
+  return FactSet{F};
+}
+
+bool allDefaultOptions(const FactSet &Facts) {
+  return !Facts.empty() &&
+         std::all_of(Facts.begin(), Facts.end(), [](const DeviceFact &F) {
+           return F.How == Provenance::DefaultOptions;
+         });
+}
+
+bool allUnknown(const FactSet &Facts) {
+  return std::none_of(Facts.begin(), Facts.end(),
+                      [](const DeviceFact &F) { return F.isKnown(); });
+}
+
+const FunctionDecl *definitionOf(const FunctionDecl *FD) {
+  const FunctionDecl *Definition = nullptr;
+  if (FD && FD->hasBody(Definition))
+    return Definition;
+  return nullptr;
+}
+
+bool isStdFunction(const FunctionDecl *FD, llvm::StringRef Name) {
+  return FD && FD->getDeclName().isIdentifier() && FD->getName() == Name &&
+         FD->isInStdNamespace();
+}
+
+/// The arguments of a call as the callee's parameters see them: the object
+/// of an operator call on a method is not a parameter.
+llvm::SmallVector<const Expr *, 4> parameterArgs(const CallExpr *Call,
+                                                 const FunctionDecl *Callee) {
+  llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+  if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) &&
+      !Args.empty())
+    Args.erase(Args.begin());
+  return Args;
+}
+
+} // namespace
+
+SourceRange DeviceFact::originRange() const {
+  if (Origin)
+    return Origin->getSourceRange();
+  if (OriginDecl)
+    return OriginDecl->getSourceRange();
+  return SourceRange();
+}
+
+static auto orderKey(const DeviceFact &F) {
+  return std::make_tuple(static_cast<int>(F.Kind), F.Index,
+                         static_cast<int>(F.How), rawRange(F.Origin),
+                         rawRange(F.OriginDecl), rawRange(F.DeviceExpr),
+                         rawRange(F.Literal), rawRange(F.Symbol));
+}
+
+bool DeviceFact::operator==(const DeviceFact &O) const {
+  return Kind == O.Kind && Index == O.Index && How == O.How &&
+         Symbol == O.Symbol && DeviceExpr == O.DeviceExpr &&
+         Literal == O.Literal && Origin == O.Origin &&
+         OriginDecl == O.OriginDecl;
+}
+
+bool DeviceFact::operator<(const DeviceFact &O) const {
+  // Source positions, not pointers, so that sets (and the notes chosen from
+  // them) are ordered the same in every run.
+  return orderKey(*this) < orderKey(O);
+}
+
+bool mayDiffer(const DeviceFact &A, const DeviceFact &B) {
+  if (!A.isKnown() || !B.isKnown())
+    return false;
+  if (A.Symbol && A.Symbol == B.Symbol)
+    return false;
+  if (A.Kind != B.Kind)
+    return true;
+  return A.Index >= 0 && B.Index >= 0 && A.Index != B.Index;
+}
+
+//===----------------------------------------------------------------------===//
+// The per-function analysis
+//===----------------------------------------------------------------------===//
+
+struct DeviceFlow::Analysis {
+  const FunctionDecl *Function = nullptr;
+  const FunctionCfg *Cfg = nullptr;
+  Bindings Params;
+  std::vector<std::optional<State>> Entry;
+  State Exit;
+  bool ExitReached = false;
+  bool Done = false;
+};
+
+DeviceFlow::DeviceFlow(ASTContext &Ctx, const UserCode &Code)
+    : Ctx(Ctx), Code(Code), Cfgs(Ctx) {}
+
+DeviceFlow::~DeviceFlow() = default;
+
+bool DeviceFlow::isTracked(QualType T) const {
+  return api::isTensor(T) || api::moduleClassOf(T) || api::isDeviceLike(T) ||
+         api::isDataLoaderValue(T);
+}
+
+const Decl *DeviceFlow::storageOf(const Expr *E) const {
+  E = api::ignoreWrappers(E);
+  if (!E)
+    return nullptr;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return isa<VarDecl>(Ref->getDecl()) ? Ref->getDecl() : nullptr;
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      return dyn_cast<FieldDecl>(Member->getMemberDecl());
+    return nullptr;
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if ((Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+        Op->getNumArgs() >= 1)
+      return storageOf(Op->getArg(0));
+    return nullptr;
+  }
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    if (Unary->getOpcode() == UO_Deref)
+      return storageOf(Unary->getSubExpr());
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Call->getMethodDecl();
+    if (MD && MD->getDeclName().isIdentifier() &&
+        (MD->getName() == "get" || MD->getName() == "ptr") &&
+        Call->getNumArgs() == 0)
+      return storageOf(Call->getImplicitObjectArgument());
+  }
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Index of call sites and lambdas in user code
+//===----------------------------------------------------------------------===//
+
+namespace {
+class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
+public:
+  using Base = RecursiveASTVisitor<CallIndexer>;
+  CallIndexer(
+      llvm::DenseMap<const FunctionDecl *, std::vector<DeviceFlow::CallSite>>
+          &Calls,
+      llvm::DenseSet<const FunctionDecl *> &Escaping,
+      llvm::DenseMap<const FunctionDecl *, DeviceFlow::CallSite> &Lambdas)
+      : Calls(Calls), Escaping(Escaping), Lambdas(Lambdas) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+
+  bool TraverseDecl(Decl *D) {
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    if (FD && FD->doesThisDeclarationHaveABody())
+      Stack.push_back(FD);
+    bool Result = Base::TraverseDecl(D);
+    if (FD && FD->doesThisDeclarationHaveABody())
+      Stack.pop_back();
+    return Result;
+  }
+
+  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
+    const FunctionDecl *Op = Lambda->getCallOperator();
+    Lambdas.try_emplace(Op->getCanonicalDecl(),
+                        DeviceFlow::CallSite{Lambda, current()});
+    Stack.push_back(Op);
+    bool Result = Base::TraverseLambdaExpr(Lambda);
+    Stack.pop_back();
+    return Result;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const Expr *Callee = Call->getCallee())
+      CalleeRefs.insert(Callee->IgnoreParenImpCasts());
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      Calls[Callee->getCanonicalDecl()].push_back({Call, current()});
+    return true;
+  }
+
+  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    if (const CXXConstructorDecl *Ctor = Construct->getConstructor())
+      Calls[Ctor->getCanonicalDecl()].push_back({Construct, current()});
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    // A function named other than as a callee escapes: its callers are
+    // unknown, and so are its parameters.
+    if (const auto *FD = dyn_cast<FunctionDecl>(Ref->getDecl()))
+      if (!CalleeRefs.count(Ref))
+        Escaping.insert(FD->getCanonicalDecl());
+    return true;
+  }
+
+private:
+  const FunctionDecl *current() const {
+    return Stack.empty() ? nullptr : Stack.back();
+  }
+
+  llvm::DenseMap<const FunctionDecl *, std::vector<DeviceFlow::CallSite>>
+      &Calls;
+  llvm::DenseSet<const FunctionDecl *> &Escaping;
+  llvm::DenseMap<const FunctionDecl *, DeviceFlow::CallSite> &Lambdas;
+  std::vector<const FunctionDecl *> Stack;
+  llvm::DenseSet<const Expr *> CalleeRefs;
+};
+} // namespace
+
+void DeviceFlow::buildIndex() {
+  if (Indexed)
+    return;
+  Indexed = true;
+  CallIndexer Indexer(Calls, Escaping, Lambdas);
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (Code.isAnalyzed(D->getLocation(), SM))
+      Indexer.TraverseDecl(D);
+}
+
+std::optional<llvm::ArrayRef<DeviceFlow::CallSite>>
+DeviceFlow::callSites(const FunctionDecl *FD) {
+  buildIndex();
+  FD = FD->getCanonicalDecl();
+  if (Escaping.count(FD))
+    return std::nullopt;
+  // Virtual methods are reached through overriders and base pointers too.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    if (MD->isVirtual())
+      return std::nullopt;
+  auto It = Calls.find(FD);
+  if (It == Calls.end())
+    return llvm::ArrayRef<CallSite>();
+  return llvm::ArrayRef<CallSite>(It->second);
+}
+
+std::optional<DeviceFlow::CallSite>
+DeviceFlow::lambdaOrigin(const FunctionDecl *CallOperator) {
+  buildIndex();
+  auto It = Lambdas.find(CallOperator->getCanonicalDecl());
+  if (It == Lambdas.end())
+    return std::nullopt;
+  return It->second;
+}
+
+const FunctionDecl *DeviceFlow::enclosingFunction(const Stmt *S) {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 512; ++Steps) {
+    if (const auto *Lambda = Node.get<LambdaExpr>())
+      if (Steps > 0)
+        return Lambda->getCallOperator();
+    if (const auto *FD = Node.get<FunctionDecl>())
+      return FD;
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return nullptr;
+    Node = Parents[0];
+  }
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Running the analysis
+//===----------------------------------------------------------------------===//
+
+DeviceFlow::Analysis *DeviceFlow::analyze(const FunctionDecl *FD,
+                                          const Bindings &Params) {
+  FD = definitionOf(FD);
+  if (!FD || Depth > MaxDepth)
+    return nullptr;
+  const FunctionCfg *Cfg = Cfgs.get(FD);
+  if (!Cfg)
+    return nullptr;
+  std::vector<std::unique_ptr<Analysis>> &Existing = Analyses[FD];
+  for (const std::unique_ptr<Analysis> &A : Existing)
+    if (A->Params == Params)
+      return A->Done ? A.get() : nullptr; // null while in progress: recursion
+  size_t Total = 0;
+  for (const auto &Entry : Analyses)
+    Total += Entry.second.size();
+  if (Total > MaxAnalyses)
+    return nullptr;
+
+  Existing.push_back(std::make_unique<Analysis>());
+  Analysis *A = Existing.back().get();
+  A->Function = FD;
+  A->Cfg = Cfg;
+  A->Params = Params;
+  ++Depth;
+  run(*A);
+  --Depth;
+  A->Done = true;
+  return A;
+}
+
+DeviceFlow::Analysis *DeviceFlow::standalone(const FunctionDecl *FD) {
+  FD = definitionOf(FD);
+  if (!FD)
+    return nullptr;
+  auto It = Standalone.find(FD);
+  if (It != Standalone.end())
+    return It->second;
+  if (!StandaloneInProgress.insert(FD).second || Depth > MaxDepth)
+    return nullptr;
+  Bindings Params;
+  for (const ParmVarDecl *Param : FD->parameters())
+    Params.push_back(isTracked(Param->getType()) ? paramFacts(Param)
+                                                 : FactSet());
+  Analysis *A = analyze(FD, Params);
+  StandaloneInProgress.erase(FD);
+  Standalone[FD] = A;
+  return A;
+}
+
+void DeviceFlow::run(Analysis &A) {
+  const CFG &Graph = *A.Cfg->Graph;
+  A.Entry.assign(Graph.getNumBlockIDs(), std::nullopt);
+  State Initial;
+  for (unsigned I = 0; I < A.Function->getNumParams(); ++I)
+    if (I < A.Params.size() && isTracked(A.Function->getParamDecl(I)->getType()))
+      Initial[A.Function->getParamDecl(I)] = A.Params[I];
+  const CFGBlock &EntryBlock = Graph.getEntry();
+  A.Entry[EntryBlock.getBlockID()] = Initial;
+
+  std::deque<const CFGBlock *> Work{&EntryBlock};
+  std::vector<bool> Queued(Graph.getNumBlockIDs(), false);
+  Queued[EntryBlock.getBlockID()] = true;
+  size_t Budget = 64 * Graph.getNumBlockIDs() + 64;
+  while (!Work.empty() && Budget-- > 0) {
+    const CFGBlock *Block = Work.front();
+    Work.pop_front();
+    Queued[Block->getBlockID()] = false;
+    State S = *A.Entry[Block->getBlockID()];
+    for (const CFGElement &Element : *Block)
+      transfer(A, S, Element);
+    if (Block == &Graph.getExit()) {
+      std::optional<State> Exit;
+      if (A.ExitReached)
+        Exit = A.Exit;
+      mergeState(Exit, S);
+      A.Exit = std::move(*Exit);
+      A.ExitReached = true;
+    }
+    unsigned Index = 0;
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs()) {
+      unsigned SuccIndex = Index++;
+      const CFGBlock *Next = Succ.getReachableBlock();
+      if (!Next)
+        continue;
+      // The analysis describes a machine with a GPU.
+      if (A.Cfg->edgeAvailability(*Block, SuccIndex) < 0)
+        continue;
+      if (mergeState(A.Entry[Next->getBlockID()], S) &&
+          !Queued[Next->getBlockID()]) {
+        Queued[Next->getBlockID()] = true;
+        Work.push_back(Next);
+      }
+    }
+  }
+}
+
+bool DeviceFlow::mergeState(std::optional<State> &Into, const State &From) {
+  if (!Into) {
+    Into = From;
+    return true;
+  }
+  bool Changed = false;
+  for (const auto &Entry : From) {
+    auto [It, Inserted] = Into->try_emplace(Entry.first, Entry.second);
+    if (Inserted)
+      Changed = true;
+    else
+      Changed |= mergeFacts(It->second, Entry.second);
+  }
+  return Changed;
+}
+
+std::optional<DeviceFlow::State> DeviceFlow::stateBefore(Analysis &A,
+                                                         const Stmt *S) {
+  std::optional<FunctionCfg::Place> Place = A.Cfg->placeOf(S, Ctx);
+  if (!Place || Place->Block >= A.Entry.size() || !A.Entry[Place->Block])
+    return std::nullopt;
+  State Result = *A.Entry[Place->Block];
+  const CFGBlock *Block = nullptr;
+  for (const CFGBlock *B : *A.Cfg->Graph)
+    if (B->getBlockID() == Place->Block) {
+      Block = B;
+      break;
+    }
+  if (!Block)
+    return std::nullopt;
+  unsigned Index = 0;
+  for (const CFGElement &Element : *Block) {
+    if (Index++ >= Place->Element)
+      break;
+    transfer(A, Result, Element);
+  }
+  return Result;
+}
+
+void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
+  if (std::optional<CFGInitializer> Init = Element.getAs<CFGInitializer>()) {
+    const CXXCtorInitializer *I = Init->getInitializer();
+    const FieldDecl *Field = I->getMember();
+    if (!Field || !isTracked(Field->getType()) || !I->getInit())
+      return;
+    if (!I->isWritten() && api::moduleClassOf(Field->getType())) {
+      // `Net model_;` constructed implicitly: its parameters are on the CPU.
+      DeviceFact Created;
+      Created.Kind = DeviceKind::CPU;
+      Created.How = Provenance::ModuleCreated;
+      Created.OriginDecl = Field;
+      S[Field] = FactSet{Created};
+      return;
+    }
+    S[Field] = eval(A, S, I->getInit());
+    return;
+  }
+  std::optional<CFGStmt> Statement = Element.getAs<CFGStmt>();
+  if (!Statement)
+    return;
+  const Stmt *St = Statement->getStmt();
+
+  if (const auto *DS = dyn_cast<DeclStmt>(St)) {
+    for (const Decl *D : DS->decls()) {
+      const auto *Var = dyn_cast<VarDecl>(D);
+      if (!Var || !isTracked(Var->getType()))
+        continue;
+      if (const Expr *Init = Var->getInit())
+        S[Var] = eval(A, S, Init);
+      else
+        S[Var] = FactSet();
+    }
+    return;
+  }
+
+  if (const auto *Assign = dyn_cast<BinaryOperator>(St)) {
+    if (Assign->getOpcode() == BO_Assign)
+      if (const Decl *Target = storageOf(Assign->getLHS()))
+        if (isTracked(Assign->getLHS()->getType()))
+          S[Target] = eval(A, S, Assign->getRHS());
+    return;
+  }
+
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(St)) {
+    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+      if (const Decl *Target = storageOf(Op->getArg(0)))
+        if (isTracked(Op->getArg(0)->getType()))
+          S[Target] = eval(A, S, Op->getArg(1));
+      return;
+    }
+    if (const FunctionDecl *Callee = definitionOf(Op->getDirectCallee()))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        applyCalleeEffects(A, S, Callee, parameterArgs(Op, Callee));
+    return;
+  }
+
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(St)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (api::isModuleTo(MD) && Member->getNumArgs() >= 1) {
+      const Expr *Target = Member->getArg(0);
+      if (!api::isDeviceLike(Target->getType()))
+        return; // module->to(torch::kHalf) keeps its device
+      const Decl *Module = storageOf(Member->getImplicitObjectArgument());
+      if (!Module)
+        return;
+      S[Module] = relabel(evalDevice(A, S, Target), Provenance::ModuleMoved,
+                          Member, Target);
+      return;
+    }
+    if (const FunctionDecl *Callee = definitionOf(MD))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        applyCalleeEffects(A, S, Callee, parameterArgs(Member, Callee));
+    return;
+  }
+
+  if (const auto *Call = dyn_cast<CallExpr>(St)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD)
+      return;
+    // torch::load(tensor, path) fills a tensor on the CPU.
+    if (api::torchFunctionName(FD) == "load" && Call->getNumArgs() >= 1 &&
+        api::isTensor(Call->getArg(0)->getType())) {
+      if (const Decl *Target = storageOf(Call->getArg(0)))
+        S[Target] = single(DeviceKind::CPU, Provenance::Loaded, Call);
+      return;
+    }
+    if (const FunctionDecl *Callee = definitionOf(FD))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        applyCalleeEffects(A, S, Callee, parameterArgs(Call, Callee));
+  }
+}
+
+void DeviceFlow::applyCalleeEffects(Analysis &A, State &S,
+                                    const FunctionDecl *Callee,
+                                    llvm::ArrayRef<const Expr *> Args) {
+  // Only arguments the callee can change for the caller: modules (holders
+  // share their module even when copied) and tensors by non-const reference.
+  llvm::SmallVector<std::pair<unsigned, const Decl *>, 2> Changeable;
+  for (unsigned I = 0; I < Callee->getNumParams() && I < Args.size(); ++I) {
+    QualType T = Callee->getParamDecl(I)->getType();
+    bool ByMutableRef = T->isReferenceType() &&
+                        !T.getNonReferenceType().isConstQualified();
+    bool SharesModule = api::moduleClassOf(T) != nullptr;
+    if (!(SharesModule || (ByMutableRef && api::isTensor(T))))
+      continue;
+    if (const Decl *Target = storageOf(Args[I]))
+      Changeable.push_back({I, Target});
+  }
+  if (Changeable.empty())
+    return;
+  Bindings Params;
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I)
+    Params.push_back(I < Args.size() &&
+                             isTracked(Callee->getParamDecl(I)->getType())
+                         ? eval(A, S, Args[I])
+                         : FactSet());
+  Analysis *C = analyze(Callee, Params);
+  if (!C || !C->ExitReached)
+    return;
+  for (auto [Index, Target] : Changeable) {
+    auto It = C->Exit.find(C->Function->getParamDecl(Index));
+    if (It != C->Exit.end() && It->second != Params[Index])
+      S[Target] = It->second;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluating expressions
+//===----------------------------------------------------------------------===//
+
+FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
+  E = api::ignoreWrappers(E);
+  if (!E)
+    return unknown();
+  if (std::optional<api::DeviceLiteral> L = api::asDeviceLiteral(E)) {
+    DeviceFact F;
+    F.Kind = L->Kind;
+    F.Index = L->Index;
+    F.How = Provenance::DeviceLiteral;
+    F.Literal = L->Spelling;
+    F.Origin = E;
+    F.DeviceExpr = E;
+    return FactSet{F};
+  }
+  if (api::isTensorOptions(E->getType()))
+    return evalOptions(A, S, E);
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
+    int Polarity = api::availabilityPolarity(Cond->getCond());
+    if (Polarity > 0)
+      return evalDevice(A, S, Cond->getTrueExpr());
+    if (Polarity < 0)
+      return evalDevice(A, S, Cond->getFalseExpr());
+    FactSet Result = evalDevice(A, S, Cond->getTrueExpr());
+    mergeFacts(Result, evalDevice(A, S, Cond->getFalseExpr()));
+    return Result;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    FactSet Facts = evalDeclRef(A, S, Ref->getDecl());
+    for (DeviceFact &F : Facts)
+      if (F.isKnown() && !F.Symbol)
+        F.Symbol = Ref->getDecl();
+    sortFacts(Facts);
+    return Facts;
+  }
+  if (isa<MemberExpr>(E))
+    return eval(A, S, E);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    // Device(device_type_variable[, index]), optional<Device>(device).
+    if (Construct->getNumArgs() >= 1 &&
+        api::isDeviceLike(Construct->getArg(0)->getType()))
+      return evalDevice(A, S, Construct->getArg(0));
+    return unknown();
+  }
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    // tensor.device(), options.device(): where that value lives.
+    if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "device" &&
+        Member->getNumArgs() == 0) {
+      const Expr *Object = Member->getImplicitObjectArgument();
+      if (api::isTensorOptions(Object->getType()))
+        return evalOptions(A, S, Object);
+      return eval(A, S, Object);
+    }
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (const FunctionDecl *Callee = definitionOf(Call->getDirectCallee()))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        return calleeReturn(A, S, Callee, parameterArgs(Call, Callee));
+  return unknown();
+}
+
+FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
+  E = api::ignoreWrappers(E);
+  if (!E)
+    return unknown();
+  auto DefaultOptions = [&] {
+    return single(DeviceKind::CPU, Provenance::DefaultOptions, E);
+  };
+  if (isa<CXXDefaultArgExpr>(E) || isa<InitListExpr>(E))
+    return DefaultOptions();
+  if (std::optional<api::DeviceLiteral> L = api::asDeviceLiteral(E))
+    return evalDevice(A, S, E);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (Construct->getNumArgs() == 0)
+      return DefaultOptions();
+    const Expr *First = Construct->getArg(0);
+    if (api::isTensorOptions(First->getType()))
+      return evalOptions(A, S, First);
+    if (api::isDeviceLike(First->getType()))
+      return evalDevice(A, S, First);
+    return DefaultOptions(); // TensorOptions(kFloat), TensorOptions(kStrided)
+  }
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
+    int Polarity = api::availabilityPolarity(Cond->getCond());
+    if (Polarity > 0)
+      return evalOptions(A, S, Cond->getTrueExpr());
+    if (Polarity < 0)
+      return evalOptions(A, S, Cond->getFalseExpr());
+    FactSet Result = evalOptions(A, S, Cond->getTrueExpr());
+    mergeFacts(Result, evalOptions(A, S, Cond->getFalseExpr()));
+    return Result;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return evalDeclRef(A, S, Ref->getDecl());
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "device" &&
+        Member->getNumArgs() >= 1)
+      return evalDevice(A, S, Member->getArg(0));
+    // .dtype(), .requires_grad(), .layout(), .pinned_memory(): same device.
+    return evalOptions(A, S, Member->getImplicitObjectArgument());
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    llvm::StringRef Name = api::torchFunctionName(FD);
+    if (Name == "device" && Call->getNumArgs() >= 1)
+      return evalDevice(A, S, Call->getArg(0));
+    if (!Name.empty())
+      return DefaultOptions(); // torch::dtype(...), torch::requires_grad()
+    if (const FunctionDecl *Callee = definitionOf(FD))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        return calleeReturn(A, S, Callee, parameterArgs(Call, Callee));
+  }
+  return unknown();
+}
+
+FactSet DeviceFlow::evalDeclRef(Analysis &A, const State &S,
+                                const ValueDecl *D) {
+  auto It = S.find(D);
+  if (It != S.end())
+    return It->second;
+  if (const auto *Field = dyn_cast<FieldDecl>(D))
+    return fieldFacts(Field);
+  const auto *Var = dyn_cast<VarDecl>(D);
+  if (!Var)
+    return unknown();
+  const auto *Owner = dyn_cast<FunctionDecl>(Var->getDeclContext());
+  if (Owner && definitionOf(Owner) != A.Function) {
+    // A variable of an enclosing function, captured by a lambda.
+    if (A.Function && isa<CXXMethodDecl>(A.Function) &&
+        cast<CXXMethodDecl>(A.Function)->getParent()->isLambda())
+      return capturedFacts(A.Function, Var);
+    return unknown();
+  }
+  if (isa<ParmVarDecl>(Var))
+    return unknown();
+  if (!Var->hasLocalStorage() && Var->hasInit() && Depth <= MaxDepth) {
+    // A global or static: its initialiser.
+    ++Depth;
+    FactSet Result = eval(A, State(), Var->getInit());
+    --Depth;
+    return Result;
+  }
+  return unknown();
+}
+
+FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
+  E = api::ignoreWrappers(E);
+  if (!E)
+    return unknown();
+  QualType T = E->getType();
+  if (api::isDevice(T) || api::isDeviceType(T))
+    return evalDevice(A, S, E);
+  if (api::isTensorOptions(T))
+    return evalOptions(A, S, E);
+
+  if (isa<CXXNullPtrLiteralExpr>(E) || isa<GNUNullExpr>(E))
+    return FactSet();
+
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
+    int Polarity = api::availabilityPolarity(Cond->getCond());
+    if (Polarity > 0)
+      return eval(A, S, Cond->getTrueExpr());
+    if (Polarity < 0)
+      return eval(A, S, Cond->getFalseExpr());
+    FactSet Result = eval(A, S, Cond->getTrueExpr());
+    mergeFacts(Result, eval(A, S, Cond->getFalseExpr()));
+    return Result;
+  }
+
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return evalDeclRef(A, S, Ref->getDecl());
+
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+    if (isa<CXXThisExpr>(Base))
+      return evalDeclRef(A, S, Member->getMemberDecl());
+    // batch.data, batch.target: the tensors of an example.
+    if (api::isExample(Base->getType()) ||
+        (Base->getType()->isPointerType() &&
+         api::isExample(Base->getType()->getPointeeType())))
+      return eval(A, S, Base);
+    return unknown();
+  }
+
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    const Expr *Object = Member->getImplicitObjectArgument();
+    if (api::isModuleCall(Member)) {
+      FactSet Module = eval(A, S, Object);
+      const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
+      if (Module.empty() || allUnknown(Module) || api::isLossModule(Impl)) {
+        FactSet Result;
+        for (const Expr *Arg : Member->arguments())
+          if (api::isTensor(Arg->getType()))
+            mergeFacts(Result, eval(A, S, Arg));
+        return Result.empty() ? unknown() : Result;
+      }
+      return relabel(Module, Provenance::ModuleOutput, Member);
+    }
+    if (api::isTensorMethod(MD)) {
+      llvm::StringRef Name = MD->getName();
+      if (Name == "to" && Member->getNumArgs() >= 1) {
+        const Expr *Target = Member->getArg(0);
+        QualType TargetType = Target->getType();
+        if (api::isTensor(TargetType))
+          return relabel(eval(A, S, Target), Provenance::MovedTo, Member,
+                         Target);
+        if (api::isTensorOptions(TargetType)) {
+          FactSet Options = evalOptions(A, S, Target);
+          if (allDefaultOptions(Options))
+            return eval(A, S, Object);
+          return relabel(Options, Provenance::MovedTo, Member, Target);
+        }
+        if (api::isDeviceLike(TargetType))
+          return relabel(evalDevice(A, S, Target), Provenance::MovedTo, Member,
+                         Target);
+        return eval(A, S, Object); // x.to(torch::kHalf)
+      }
+      if (Name == "cuda")
+        return single(DeviceKind::CUDA, Provenance::ToCuda, Member, Member);
+      if (Name == "cpu")
+        return single(DeviceKind::CPU, Provenance::ToCpu, Member, Member);
+      if (api::isTensor(Member->getType()))
+        return eval(A, S, Object);
+      return unknown();
+    }
+    if (api::isDataLoaderValue(Member->getType()))
+      return single(DeviceKind::CPU, Provenance::DataLoader, Member);
+    if (const FunctionDecl *Callee = definitionOf(MD))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        return calleeReturn(A, S, Callee, parameterArgs(Member, Callee));
+    return unknown();
+  }
+
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    OverloadedOperatorKind Kind = Op->getOperator();
+    if (Kind == OO_Call && api::isModuleCall(Op)) {
+      const Expr *Object = Op->getArg(0);
+      FactSet Module = eval(A, S, Object);
+      const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
+      if (Module.empty() || allUnknown(Module) || api::isLossModule(Impl)) {
+        FactSet Result;
+        for (unsigned I = 1; I < Op->getNumArgs(); ++I)
+          if (api::isTensor(Op->getArg(I)->getType()))
+            mergeFacts(Result, eval(A, S, Op->getArg(I)));
+        return Result.empty() ? unknown() : Result;
+      }
+      return relabel(Module, Provenance::ModuleOutput, Op);
+    }
+    if (Kind == OO_Arrow && Op->getNumArgs() >= 1)
+      return eval(A, S, Op->getArg(0));
+    if (Kind == OO_Star && Op->getNumArgs() == 1) {
+      if (api::isDataLoaderValue(Op->getType()))
+        return single(DeviceKind::CPU, Provenance::DataLoader, Op);
+      return eval(A, S, Op->getArg(0));
+    }
+    if (Kind == OO_Equal && Op->getNumArgs() == 2)
+      return eval(A, S, Op->getArg(1));
+    if (const FunctionDecl *Callee = definitionOf(Op->getDirectCallee()))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        return calleeReturn(A, S, Callee, parameterArgs(Op, Callee));
+    if (api::isTensor(Op->getType())) {
+      // Arithmetic, comparison, indexing: where the tensor operands are.
+      FactSet Result;
+      for (const Expr *Arg : Op->arguments())
+        if (api::isTensor(Arg->getType()))
+          mergeFacts(Result, eval(A, S, Arg));
+      return Result.empty() ? unknown() : Result;
+    }
+    if (api::isDataLoaderValue(Op->getType()))
+      return single(DeviceKind::CPU, Provenance::DataLoader, Op);
+    return unknown();
+  }
+
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return evalCall(A, S, Call);
+
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (api::moduleClassOf(T)) {
+      if (Construct->getNumArgs() == 1 &&
+          Construct->getArg(0)->getType()->isNullPtrType())
+        return FactSet(); // an empty holder: no module yet
+      return single(DeviceKind::CPU, Provenance::ModuleCreated, Construct);
+    }
+    if (api::isExample(T) && Construct->getNumArgs() >= 1) {
+      FactSet Result;
+      for (const Expr *Arg : Construct->arguments())
+        if (api::isTensor(Arg->getType()))
+          mergeFacts(Result, eval(A, S, Arg));
+      return Result.empty() ? unknown() : Result;
+    }
+  }
+
+  if (api::isDataLoaderValue(T))
+    return single(DeviceKind::CPU, Provenance::DataLoader, E);
+  return unknown();
+}
+
+FactSet DeviceFlow::evalCall(Analysis &A, const State &S, const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD)
+    return unknown();
+
+  auto FactoryResult = [&](const Expr *OptionsArg, Provenance How) {
+    FactSet Options = OptionsArg ? evalOptions(A, S, OptionsArg)
+                                 : single(DeviceKind::CPU,
+                                          Provenance::DefaultOptions, Call);
+    FactSet Result;
+    for (DeviceFact F : Options) {
+      if (F.How == Provenance::DefaultOptions) {
+        F = DeviceFact();
+        F.Kind = DeviceKind::CPU;
+      }
+      F.How = How;
+      F.Origin = Call;
+      F.OriginDecl = nullptr;
+      Result.push_back(F);
+    }
+    sortFacts(Result);
+    return Result;
+  };
+  auto OptionsArgument = [&]() -> const Expr * {
+    for (const Expr *Arg : llvm::reverse(Call->arguments()))
+      if (api::isDeviceLike(Arg->getType()))
+        return Arg;
+    return nullptr;
+  };
+
+  if (api::isFactoryFunction(FD))
+    return FactoryResult(OptionsArgument(),
+                         api::torchFunctionName(FD) == "from_blob"
+                             ? Provenance::FromBlob
+                             : Provenance::Factory);
+  if (api::isLikeFactory(FD)) {
+    const Expr *Options = OptionsArgument();
+    if (Options && !isa<CXXDefaultArgExpr>(Options))
+      return FactoryResult(Options, Provenance::Factory);
+    return Call->getNumArgs() >= 1 ? eval(A, S, Call->getArg(0)) : unknown();
+  }
+  if (isStdFunction(FD, "move") || isStdFunction(FD, "forward"))
+    return Call->getNumArgs() == 1 ? eval(A, S, Call->getArg(0)) : unknown();
+  if (isStdFunction(FD, "make_shared") || isStdFunction(FD, "make_unique")) {
+    if (api::moduleClassOf(Call->getType()))
+      return single(DeviceKind::CPU, Provenance::ModuleCreated, Call);
+    return unknown();
+  }
+  if (!api::torchFunctionName(FD).empty()) {
+    if (!api::isTensor(Call->getType()))
+      return unknown();
+    FactSet Result;
+    for (const Expr *Arg : Call->arguments())
+      if (api::isTensor(Arg->getType()))
+        mergeFacts(Result, eval(A, S, Arg));
+    return Result.empty() ? unknown() : Result;
+  }
+  if (const FunctionDecl *Callee = definitionOf(FD))
+    if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+      return calleeReturn(A, S, Callee, parameterArgs(Call, Callee));
+  return unknown();
+}
+
+FactSet DeviceFlow::calleeReturn(Analysis &A, const State &S,
+                                 const FunctionDecl *Callee,
+                                 llvm::ArrayRef<const Expr *> Args) {
+  if (Depth > MaxDepth)
+    return unknown();
+  Bindings Params;
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
+    const ParmVarDecl *Param = Callee->getParamDecl(I);
+    if (!isTracked(Param->getType()))
+      Params.push_back(FactSet());
+    else if (I < Args.size())
+      Params.push_back(eval(A, S, Args[I]));
+    else if (Param->hasDefaultArg() && !Param->hasUnparsedDefaultArg() &&
+             !Param->hasUninstantiatedDefaultArg())
+      Params.push_back(eval(A, State(), Param->getDefaultArg()));
+    else
+      Params.push_back(unknown());
+  }
+  Analysis *C = analyze(Callee, Params);
+  if (!C)
+    return unknown();
+  FactSet Result;
+  for (const CFGBlock *Block : *C->Cfg->Graph) {
+    if (!C->Entry[Block->getBlockID()])
+      continue;
+    for (const CFGElement &Element : *Block) {
+      std::optional<CFGStmt> Statement = Element.getAs<CFGStmt>();
+      const auto *Return =
+          Statement ? dyn_cast<ReturnStmt>(Statement->getStmt()) : nullptr;
+      if (!Return || !Return->getRetValue())
+        continue;
+      std::optional<State> At = stateBefore(*C, Return);
+      if (At)
+        mergeFacts(Result, eval(*C, *At, Return->getRetValue()));
+    }
+  }
+  return Result;
+}
+
+//===----------------------------------------------------------------------===//
+// Values that enter a function from outside
+//===----------------------------------------------------------------------===//
+
+FactSet DeviceFlow::paramFacts(const ParmVarDecl *Param) {
+  auto Cached = Params.find(Param);
+  if (Cached != Params.end())
+    return Cached->second;
+  const auto *FD = dyn_cast<FunctionDecl>(Param->getDeclContext());
+  std::optional<llvm::ArrayRef<CallSite>> Sites =
+      FD ? callSites(FD) : std::nullopt;
+  if (!Sites || Sites->empty())
+    return Params[Param] = unknown();
+  unsigned Index = Param->getFunctionScopeIndex();
+  FactSet Result;
+  for (const CallSite &Site : *Sites) {
+    Analysis *Caller = Site.Caller ? standalone(Site.Caller) : nullptr;
+    if (!Caller) {
+      mergeFacts(Result, unknown());
+      continue;
+    }
+    std::optional<State> At = stateBefore(*Caller, Site.Call);
+    if (!At)
+      continue; // the call does not happen with a GPU present
+    llvm::SmallVector<const Expr *, 4> Args;
+    if (const auto *Call = dyn_cast<CallExpr>(Site.Call))
+      Args = parameterArgs(Call, FD);
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Site.Call))
+      Args.assign(Construct->arg_begin(), Construct->arg_end());
+    if (Index < Args.size())
+      mergeFacts(Result, eval(*Caller, *At, Args[Index]));
+    else if (Param->hasDefaultArg() && !Param->hasUnparsedDefaultArg() &&
+             !Param->hasUninstantiatedDefaultArg())
+      mergeFacts(Result, eval(*Caller, State(), Param->getDefaultArg()));
+    else
+      mergeFacts(Result, unknown());
+  }
+  return Params[Param] = Result;
+}
+
+FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
+  auto Cached = Fields.find(Field);
+  if (Cached != Fields.end() || FieldsInProgress.count(Field))
+    return Cached != Fields.end() ? Cached->second : FactSet();
+  const CXXRecordDecl *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
+  // Submodules, parameters and buffers of a module move with their module.
+  if (!Class || api::isModuleClass(Class))
+    return Fields[Field] = unknown();
+
+  FieldsInProgress.insert(Field);
+  FactSet Result;
+  auto Default = [&]() -> FactSet {
+    if (Field->hasInClassInitializer())
+      if (const Expr *Init = Field->getInClassInitializer()) {
+        Analysis None;
+        return eval(None, State(), Init);
+      }
+    if (api::moduleClassOf(Field->getType())) {
+      DeviceFact Created;
+      Created.Kind = DeviceKind::CPU;
+      Created.How = Provenance::ModuleCreated;
+      Created.OriginDecl = Field;
+      return FactSet{Created};
+    }
+    return FactSet();
+  };
+  bool AnyConstructor = false;
+  for (const CXXConstructorDecl *Ctor : Class->ctors()) {
+    if (!definitionOf(Ctor) || Ctor->isCopyOrMoveConstructor())
+      continue;
+    AnyConstructor = true;
+    Analysis *A = standalone(Ctor);
+    if (!A) {
+      mergeFacts(Result, unknown());
+      continue;
+    }
+    if (!A->ExitReached)
+      continue;
+    auto It = A->Exit.find(Field);
+    mergeFacts(Result, It != A->Exit.end() ? It->second : Default());
+  }
+  if (!AnyConstructor)
+    mergeFacts(Result, Default());
+  Fields[Field] = Result;
+  // Other methods that move or reassign the member.
+  for (const CXXMethodDecl *Method : Class->methods()) {
+    if (isa<CXXConstructorDecl>(Method) || !definitionOf(Method))
+      continue;
+    Analysis *A = standalone(Method);
+    if (!A || !A->ExitReached)
+      continue;
+    auto It = A->Exit.find(Field);
+    if (It != A->Exit.end())
+      mergeFacts(Result, It->second);
+  }
+  FieldsInProgress.erase(Field);
+  return Fields[Field] = Result;
+}
+
+FactSet DeviceFlow::capturedFacts(const FunctionDecl *Lambda,
+                                  const VarDecl *Var) {
+  std::optional<CallSite> Origin = lambdaOrigin(Lambda);
+  if (!Origin || !Origin->Caller)
+    return unknown();
+  Analysis *Enclosing = standalone(Origin->Caller);
+  if (!Enclosing)
+    return unknown();
+  std::optional<State> At = stateBefore(*Enclosing, Origin->Call);
+  if (!At)
+    return FactSet();
+  return evalDeclRef(*Enclosing, *At, Var);
+}
+
+//===----------------------------------------------------------------------===//
+// Queries
+//===----------------------------------------------------------------------===//
+
+FactSet DeviceFlow::devicesOf(const Expr *E) {
+  const FunctionDecl *FD = E ? enclosingFunction(E) : nullptr;
+  if (!FD || !Code.isAnalyzed(FD->getLocation(), Ctx.getSourceManager()))
+    return FactSet();
+  Analysis *A = standalone(FD);
+  if (!A)
+    return unknown();
+  std::optional<State> At = stateBefore(*A, E);
+  if (!At)
+    return FactSet();
+  return eval(*A, *At, E);
+}
+
+bool DeviceFlow::reachableWithGpu(const Stmt *S) {
+  const FunctionDecl *FD = S ? enclosingFunction(S) : nullptr;
+  Analysis *A = FD ? standalone(FD) : nullptr;
+  if (!A)
+    return true;
+  std::optional<FunctionCfg::Place> Place = A->Cfg->placeOf(S, Ctx);
+  if (!Place)
+    return true;
+  return Place->Block < A->Entry.size() && A->Entry[Place->Block].has_value();
+}
+
+} // namespace torchlint

@@ -1,0 +1,130 @@
+#include "DeviceNotes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace torchlint {
+
+std::string deviceName(const DeviceFact &F) {
+  std::string Name = api::deviceKindName(F.Kind);
+  if (F.Kind == api::DeviceKind::CUDA && F.Index >= 0)
+    Name = "GPU " + std::to_string(F.Index);
+  return Name;
+}
+
+std::string quoted(const Expr *E, const ASTContext &Ctx,
+                   llvm::StringRef Fallback) {
+  std::string Text = api::sourceText(E, Ctx);
+  if (Text.empty() || Text.size() > 40 ||
+      Text.find('\n') != std::string::npos)
+    return Fallback.str();
+  return "'" + Text + "'";
+}
+
+std::string explainFact(const DeviceFact &F, llvm::StringRef Name,
+                        const ASTContext &Ctx) {
+  std::string Device = deviceName(F);
+  auto DeviceText = [&] {
+    std::string Text = api::sourceText(F.DeviceExpr, Ctx);
+    return Text.empty() || Text.size() > 60 ? Device : "'" + Text + "'";
+  };
+  switch (F.How) {
+  case Provenance::DataLoader:
+    return Name.str() + " comes from a data loader here; its batches are on "
+                        "the CPU";
+  case Provenance::Factory:
+    return Name.str() + " is created on " + Device + " here";
+  case Provenance::FromBlob:
+    return Name.str() + " wraps host memory here, on the CPU";
+  case Provenance::Loaded:
+    return Name.str() + " is loaded here, on the CPU";
+  case Provenance::MovedTo:
+    return Name.str() + " is moved to " + DeviceText() + " here";
+  case Provenance::ToCuda:
+    return Name.str() + " is copied to the GPU here";
+  case Provenance::ToCpu:
+    return Name.str() + " is copied to the CPU here";
+  case Provenance::ModuleCreated:
+    return Name.str() + " is created here, with its parameters on the CPU";
+  case Provenance::ModuleMoved:
+    return Name.str() + " is moved to " + DeviceText() + " here";
+  case Provenance::ModuleOutput:
+    return Name.str() + " is computed by a module on " + Device + " here";
+  case Provenance::DeviceLiteral:
+  case Provenance::DefaultOptions:
+    return Name.str() + " is placed on " + Device + " here";
+  case Provenance::Unknown:
+    break;
+  }
+  return Name.str() + " gets its device here";
+}
+
+namespace {
+/// The function or lambda whose body holds D, if D is local to one.
+const DeclContext *owningFunction(const Decl *D) {
+  const DeclContext *DC = D->getDeclContext();
+  while (DC && !DC->isFunctionOrMethod())
+    DC = DC->getParent();
+  return DC;
+}
+
+bool usable(const Stmt *S, const Expr *Site, const FunctionDecl *SiteFunction,
+            const ASTContext &Ctx) {
+  if (!S)
+    return true;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+    const ValueDecl *D = Ref->getDecl();
+    if (const auto *Var = dyn_cast<VarDecl>(D)) {
+      if (!Var->isLocalVarDeclOrParm())
+        return true;
+      const DeclContext *Owner = owningFunction(Var);
+      const auto *OwnerFunction = dyn_cast_or_null<FunctionDecl>(Owner);
+      if (!OwnerFunction || !SiteFunction ||
+          OwnerFunction->getCanonicalDecl() != SiteFunction->getCanonicalDecl())
+        return false;
+      // Declared before the site, in the same function.
+      return Ctx.getSourceManager().isBeforeInTranslationUnit(
+          Var->getLocation(), Site->getBeginLoc());
+    }
+    return true; // functions, enumerators
+  }
+  if (const auto *Member = dyn_cast<MemberExpr>(S)) {
+    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts())) {
+      const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+      const auto *Method = dyn_cast_or_null<CXXMethodDecl>(SiteFunction);
+      if (!Field || !Method ||
+          Method->getParent()->getCanonicalDecl() !=
+              cast<CXXRecordDecl>(Field->getParent())->getCanonicalDecl())
+        return false;
+      return true;
+    }
+  }
+  for (const Stmt *Child : S->children())
+    if (!usable(Child, Site, SiteFunction, Ctx))
+      return false;
+  return true;
+}
+} // namespace
+
+bool isUsableAt(const Expr *E, const Expr *Site, DeviceFlow &Flow) {
+  if (!E || !Site)
+    return false;
+  if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())
+    return false;
+  return usable(E, Site, Flow.enclosingFunction(Site), Flow.astContext());
+}
+
+bool needsParensForMember(const Expr *E) {
+  const Expr *Bare = api::ignoreWrappers(E);
+  if (isa<DeclRefExpr>(Bare) || isa<MemberExpr>(Bare) ||
+      isa<ParenExpr>(Bare) || isa<ArraySubscriptExpr>(Bare))
+    return false;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Bare))
+    return !(Op->getOperator() == OO_Call || Op->getOperator() == OO_Subscript);
+  return !isa<CallExpr>(Bare);
+}
+
+} // namespace torchlint

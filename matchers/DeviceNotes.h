@@ -1,0 +1,43 @@
+//===--- DeviceNotes.h - Words and fix-its shared by the device rules -*- C++ -*-//
+//
+// The device rules explain facts of the device flow in the same words and
+// build their `.to(device)` fix-its the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_MATCHERS_DEVICENOTES_H
+#define TORCHLINT_MATCHERS_DEVICENOTES_H
+
+#include "DeviceFlow.h"
+
+#include <string>
+
+namespace clang {
+class ASTContext;
+} // namespace clang
+
+namespace torchlint {
+
+/// "the CPU", "the GPU", "'cuda:1'".
+std::string deviceName(const DeviceFact &F);
+
+/// A short quoted name for an expression: 'batch.data', or "the input" when
+/// the expression is long or cannot be printed.
+std::string quoted(const clang::Expr *E, const clang::ASTContext &Ctx,
+                   llvm::StringRef Fallback);
+
+/// A note explaining how the value named Name got the device of F.
+std::string explainFact(const DeviceFact &F, llvm::StringRef Name,
+                        const clang::ASTContext &Ctx);
+
+/// True when the expression E (a device expression from elsewhere) can be
+/// written as is at Site: everything it names is visible there.
+bool isUsableAt(const clang::Expr *E, const clang::Expr *Site,
+                DeviceFlow &Flow);
+
+/// True when `.to(...)` cannot be appended to E as written (`a + b`).
+bool needsParensForMember(const clang::Expr *E);
+
+} // namespace torchlint
+
+#endif // TORCHLINT_MATCHERS_DEVICENOTES_H

@@ -1,0 +1,63 @@
+//===--- FunctionCfg.h - CFGs of user functions, built once -----*- C++ -*-===//
+//
+// Every flow analysis walks the same CFGs: one per function body, with every
+// sub-expression as an element so that any expression can be located, and with
+// the branch conditions classified for CUDA availability.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_MATCHERS_FUNCTIONCFG_H
+#define TORCHLINT_MATCHERS_FUNCTIONCFG_H
+
+#include "clang/AST/Decl.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+#include <optional>
+
+namespace clang {
+class ASTContext;
+} // namespace clang
+
+namespace torchlint {
+
+struct FunctionCfg {
+  const clang::FunctionDecl *Function = nullptr;
+  std::unique_ptr<clang::CFG> Graph;
+
+  struct Place {
+    unsigned Block;
+    unsigned Element;
+  };
+  /// Where each statement of the body is evaluated.
+  llvm::DenseMap<const clang::Stmt *, Place> Places;
+  /// Where each local declaration is initialised.
+  llvm::DenseMap<const clang::Decl *, Place> DeclPlaces;
+
+  /// The place of S or of the closest enclosing statement that is an element.
+  std::optional<Place> placeOf(const clang::Stmt *S,
+                               clang::ASTContext &Ctx) const;
+
+  /// Availability of CUDA implied by taking successor I of block B: +1 when
+  /// that edge is only taken with CUDA available, -1 when only without, 0
+  /// when the edge says nothing.
+  int edgeAvailability(const clang::CFGBlock &B, unsigned Succ) const;
+};
+
+class FunctionCfgCache {
+public:
+  explicit FunctionCfgCache(clang::ASTContext &Ctx) : Ctx(Ctx) {}
+
+  /// The CFG of FD's body, or null when FD has no body or none can be built.
+  const FunctionCfg *get(const clang::FunctionDecl *FD);
+
+private:
+  clang::ASTContext &Ctx;
+  llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionCfg>>
+      Cache;
+};
+
+} // namespace torchlint
+
+#endif // TORCHLINT_MATCHERS_FUNCTIONCFG_H

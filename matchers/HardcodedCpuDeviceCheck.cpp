@@ -1,0 +1,166 @@
+#include "HardcodedCpuDeviceCheck.h"
+
+#include "DeviceNotes.h"
+#include "TorchApi.h"
+#include "WorkloadRecipe.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchlint {
+
+const RuleInfo HardcodedCpuDeviceCheck::Info = {
+    "torch-hardcoded-cpu-device",
+    "a module or its training tensors are placed on a hard-coded CPU device",
+    "Reports torch::kCPU, torch::Device(\"cpu\"), .cpu() or .to(torch::kCPU) "
+    "used to place a module or the tensors it is called with, when the "
+    "placement is the CPU on every path: training never uses a GPU, even on "
+    "a machine that has one. The CPU branch of a torch::cuda::is_available() "
+    "check, and moving results to the host to print or save them, are not "
+    "reported.",
+    Level::Warning,
+    /*OffersFixIts=*/true,
+};
+
+namespace {
+AST_MATCHER(CXXMethodDecl, isModuleToMethod) { return api::isModuleTo(&Node); }
+AST_MATCHER(Expr, isModuleCallExpr) { return api::isModuleCall(&Node); }
+
+bool allCpu(const FactSet &Facts) {
+  bool AnyKnown = false;
+  for (const DeviceFact &F : Facts) {
+    if (!F.isKnown())
+      continue;
+    AnyKnown = true;
+    if (F.Kind != api::DeviceKind::CPU || !F.Literal)
+      return false;
+  }
+  return AnyKnown;
+}
+
+/// The variable declaration whose initialiser is (or constructs a device
+/// from) the literal, if the literal is used that way.
+const VarDecl *declaredDevice(const Expr *Literal, ASTContext &Ctx) {
+  DynTypedNode Node = DynTypedNode::create(*Literal);
+  for (unsigned Steps = 0; Steps < 12; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return nullptr;
+    Node = Parents[0];
+    if (const auto *Var = Node.get<VarDecl>())
+      return api::isDeviceLike(Var->getType()) ? Var : nullptr;
+    const auto *E = Node.get<Expr>();
+    if (!E || !(isa<ImplicitCastExpr>(E) || isa<CXXConstructExpr>(E) ||
+                isa<MaterializeTemporaryExpr>(E) ||
+                isa<CXXBindTemporaryExpr>(E) || isa<ExprWithCleanups>(E) ||
+                isa<CXXFunctionalCastExpr>(E) || isa<ParenExpr>(E)))
+      return nullptr;
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+      if (!api::isDeviceLike(Construct->getType()) &&
+          !Construct->getType()->isRecordType())
+        return nullptr;
+  }
+  return nullptr;
+}
+} // namespace
+
+void HardcodedCpuDeviceCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(isModuleToMethod())),
+                        unless(isInTemplateInstantiation()))
+          .bind("module-to"),
+      this);
+  Finder->addMatcher(
+      expr(anyOf(cxxOperatorCallExpr(hasOverloadedOperatorName("()")),
+                 cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))))),
+           isModuleCallExpr(), unless(isInTemplateInstantiation()))
+          .bind("module-call"),
+      this);
+}
+
+void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
+  if (const auto *To = Result.Nodes.getNodeAs<CXXMemberCallExpr>("module-to")) {
+    if (To->getNumArgs() < 1 || !api::isDeviceLike(To->getArg(0)->getType()))
+      return;
+    reportPlacement(Flow.devicesOf(To->getArg(0)), To,
+                    api::withoutArrow(To->getImplicitObjectArgument()),
+                    /*IsModule=*/true, Ctx);
+    return;
+  }
+  const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call");
+  const Expr *Module = api::calledModule(Call);
+  if (api::isLossModule(api::moduleClassOf(Module->getType())))
+    return;
+  // With the module on an accelerator, a CPU input is a device mismatch, and
+  // torch-device-mismatch says so.
+  for (const DeviceFact &F : Flow.devicesOf(Module))
+    if (F.isKnown() && F.Kind != api::DeviceKind::CPU)
+      return;
+  llvm::SmallVector<const Expr *, 2> Inputs;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    for (unsigned I = 1; I < Op->getNumArgs(); ++I)
+      Inputs.push_back(Op->getArg(I));
+  } else {
+    for (const Expr *Arg : cast<CXXMemberCallExpr>(Call)->arguments())
+      Inputs.push_back(Arg);
+  }
+  for (const Expr *Input : Inputs)
+    if (api::isTensor(Input->getType()) && !isa<CXXDefaultArgExpr>(Input))
+      reportPlacement(Flow.devicesOf(Input), Call, Input, /*IsModule=*/false,
+                      Ctx);
+}
+
+void HardcodedCpuDeviceCheck::reportPlacement(const FactSet &Placement,
+                                              const Expr *PlacedAt,
+                                              const Expr *Placed, bool IsModule,
+                                              ASTContext &Ctx) {
+  if (!allCpu(Placement))
+    return;
+  for (const DeviceFact &F : Placement) {
+    if (!F.isKnown() || !Reported.insert(F.Literal).second)
+      continue;
+    std::string Name = quoted(Placed, Ctx, IsModule ? "the module" : "the input");
+    std::string Message =
+        (IsModule ? "module " : "input ") + Name +
+        " is placed on a hard-coded CPU device; training never uses a GPU, "
+        "even on a machine that has one";
+    FindingBuilder Finding = report(Ctx, F.Literal->getSourceRange(), Message);
+    Finding.note(PlacedAt->getSourceRange(),
+                 IsModule ? Name + " is moved to that device here"
+                          : Name + " is passed to a module here");
+    Finding.flowStep(F.Literal->getSourceRange(), "the CPU is written here");
+    Finding.flowStep(PlacedAt->getSourceRange(),
+                     IsModule ? Name + " is placed on it here"
+                              : Name + " is used on it here");
+    offerAvailabilityCheck(Finding, F.Literal, Ctx);
+    nlohmann::json Recipe{{"scenario", "cpu-vs-gpu"}};
+    if (IsModule)
+      Recipe["module"] = recipe::describeModule(Placed, nullptr, Ctx);
+    else
+      Recipe["input"] = recipe::describeTensor(F, Ctx);
+    Finding.recipe(std::move(Recipe));
+  }
+}
+
+void HardcodedCpuDeviceCheck::offerAvailabilityCheck(FindingBuilder &Finding,
+                                                     const Expr *Literal,
+                                                     ASTContext &Ctx) {
+  // Only where the device is declared once: every use of the variable then
+  // follows the fix, the inputs moved with it included.
+  if (!declaredDevice(Literal, Ctx))
+    return;
+  const Expr *Bare = api::ignoreWrappers(Literal);
+  if (!isa<DeclRefExpr>(Bare) && !isa<StringLiteral>(Bare))
+    return;
+  Finding.replace(Literal->getSourceRange(),
+                  "torch::cuda::is_available() ? torch::kCUDA : torch::kCPU");
+}
+
+} // namespace torchlint

@@ -1,0 +1,41 @@
+//===--- HardcodedCpuDeviceCheck.h - torch-hardcoded-cpu-device -*- C++ -*-===//
+//
+// A module, or the tensors it trains on, placed on a device that is written
+// out as the CPU: training never uses a GPU, even where one is available.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_MATCHERS_HARDCODEDCPUDEVICECHECK_H
+#define TORCHLINT_MATCHERS_HARDCODEDCPUDEVICECHECK_H
+
+#include "DeviceFlow.h"
+#include "Rule.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+namespace torchlint {
+
+class HardcodedCpuDeviceCheck : public Rule {
+public:
+  static const RuleInfo Info;
+  explicit HardcodedCpuDeviceCheck(AnalysisContext &Context)
+      : Rule(Info, Context) {}
+
+  void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
+  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  /// Reports the CPU literal behind a placement, once per literal.
+  void reportPlacement(const FactSet &Placement, const clang::Expr *PlacedAt,
+                       const clang::Expr *Placed, bool IsModule,
+                       clang::ASTContext &Ctx);
+  void offerAvailabilityCheck(FindingBuilder &Finding,
+                              const clang::Expr *Literal,
+                              clang::ASTContext &Ctx);
+
+  llvm::DenseSet<const clang::Expr *> Reported;
+};
+
+} // namespace torchlint
+
+#endif // TORCHLINT_MATCHERS_HARDCODEDCPUDEVICECHECK_H

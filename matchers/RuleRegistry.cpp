@@ -1,0 +1,34 @@
+#include "RuleRegistry.h"
+
+#include "DeviceMismatchCheck.h"
+#include "HardcodedCpuDeviceCheck.h"
+#include "UncheckedCudaCheck.h"
+
+namespace torchlint {
+
+template <typename RuleClass>
+static std::unique_ptr<Rule> create(AnalysisContext &Context) {
+  return std::make_unique<RuleClass>(Context);
+}
+
+template <typename RuleClass> static RuleEntry entry() {
+  return RuleEntry{RuleClass::Info, &create<RuleClass>};
+}
+
+llvm::ArrayRef<RuleEntry> allRules() {
+  static const RuleEntry Rules[] = {
+      entry<DeviceMismatchCheck>(),
+      entry<HardcodedCpuDeviceCheck>(),
+      entry<UncheckedCudaCheck>(),
+  };
+  return Rules;
+}
+
+const RuleEntry *findRule(llvm::StringRef Id) {
+  for (const RuleEntry &Entry : allRules())
+    if (Id == Entry.Info.Id)
+      return &Entry;
+  return nullptr;
+}
+
+} // namespace torchlint

@@ -1,0 +1,506 @@
+#include "TorchApi.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace clang;
+
+namespace torchlint::api {
+
+const char *deviceKindName(DeviceKind Kind) {
+  switch (Kind) {
+  case DeviceKind::CPU:
+    return "the CPU";
+  case DeviceKind::CUDA:
+    return "the GPU";
+  case DeviceKind::Other:
+    return "an accelerator";
+  case DeviceKind::Unknown:
+    break;
+  }
+  return "an unknown device";
+}
+
+const Expr *ignoreWrappers(const Expr *E) {
+  while (E) {
+    const Expr *Before = E;
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    else if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temp->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr();
+    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      if (Cast->getCastKind() == CK_NoOp ||
+          Cast->getCastKind() == CK_ConstructorConversion)
+        E = Cast->getSubExpr();
+    } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      // Copies and moves keep the value; a converting constructor of another
+      // class (Device -> TensorOptions) is kept for the caller to interpret.
+      const CXXConstructorDecl *Ctor = Construct->getConstructor();
+      if (Construct->getNumArgs() >= 1 && Ctor &&
+          (Ctor->isCopyOrMoveConstructor()) &&
+          !isa<CXXTemporaryObjectExpr>(Construct))
+        E = Construct->getArg(0);
+    }
+    if (E == Before)
+      return E;
+  }
+  return E;
+}
+
+QualType bareType(QualType T) {
+  if (T.isNull())
+    return T;
+  T = T.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  return T;
+}
+
+static const CXXRecordDecl *recordOf(QualType T) {
+  T = bareType(T);
+  if (T.isNull())
+    return nullptr;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  return RD ? RD->getDefinition() ? RD->getDefinition() : RD : nullptr;
+}
+
+static bool hasQualifiedName(const NamedDecl *D, llvm::StringRef Name) {
+  if (!D)
+    return false;
+  // Cheap filter on the unqualified name before building the qualified one.
+  llvm::StringRef Last = Name.rsplit("::").second;
+  if (Last.empty())
+    Last = Name;
+  if (!D->getDeclName().isIdentifier() || D->getName() != Last)
+    return false;
+  return D->getQualifiedNameAsString() == Name;
+}
+
+static bool isRecordNamed(QualType T, llvm::StringRef Name) {
+  return hasQualifiedName(recordOf(T), Name);
+}
+
+bool isTensor(QualType T) {
+  const CXXRecordDecl *RD = recordOf(T);
+  return hasQualifiedName(RD, "at::Tensor") ||
+         hasQualifiedName(RD, "at::TensorBase");
+}
+
+bool isTensorOptions(QualType T) {
+  return isRecordNamed(T, "c10::TensorOptions");
+}
+
+bool isDevice(QualType T) { return isRecordNamed(T, "c10::Device"); }
+
+bool isDeviceType(QualType T) {
+  T = bareType(T);
+  if (T.isNull())
+    return false;
+  const auto *ET = T->getAs<EnumType>();
+  return ET && hasQualifiedName(ET->getDecl(), "c10::DeviceType");
+}
+
+bool isScalarType(QualType T) {
+  T = bareType(T);
+  if (T.isNull())
+    return false;
+  if (const auto *ET = T->getAs<EnumType>())
+    return hasQualifiedName(ET->getDecl(), "c10::ScalarType");
+  // std::optional<ScalarType> / c10::optional<ScalarType>.
+  return false;
+}
+
+bool isDeviceLike(QualType T) {
+  return isDevice(T) || isDeviceType(T) || isTensorOptions(T);
+}
+
+bool isModuleClass(const CXXRecordDecl *RD) {
+  if (!RD)
+    return false;
+  RD = RD->getDefinition();
+  if (!RD)
+    return false;
+  if (hasQualifiedName(RD, "torch::nn::Module"))
+    return true;
+  bool Found = false;
+  RD->forallBases([&](const CXXRecordDecl *Base) {
+    if (hasQualifiedName(Base, "torch::nn::Module"))
+      Found = true;
+    return !Found;
+  });
+  return Found;
+}
+
+/// The first template argument of a specialisation, as a record.
+static const CXXRecordDecl *firstTemplateArgRecord(const CXXRecordDecl *RD) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec || Spec->getTemplateArgs().size() < 1)
+    return nullptr;
+  const TemplateArgument &Arg = Spec->getTemplateArgs()[0];
+  if (Arg.getKind() != TemplateArgument::Type)
+    return nullptr;
+  return recordOf(Arg.getAsType());
+}
+
+/// The ModuleHolder<Impl> base of RD (RD itself or a TORCH_MODULE subclass).
+static const CXXRecordDecl *moduleHolderImpl(const CXXRecordDecl *RD) {
+  if (!RD)
+    return nullptr;
+  if (hasQualifiedName(RD, "torch::nn::ModuleHolder"))
+    return firstTemplateArgRecord(RD);
+  const CXXRecordDecl *Def = RD->getDefinition();
+  if (!Def)
+    return nullptr;
+  for (const CXXBaseSpecifier &Base : Def->bases())
+    if (const CXXRecordDecl *Impl = moduleHolderImpl(recordOf(Base.getType())))
+      return Impl;
+  return nullptr;
+}
+
+const CXXRecordDecl *moduleClassOf(QualType T) {
+  T = bareType(T);
+  if (T.isNull())
+    return nullptr;
+  if (T->isPointerType())
+    T = bareType(T->getPointeeType());
+  const CXXRecordDecl *RD = recordOf(T);
+  if (!RD)
+    return nullptr;
+  if (isModuleClass(RD))
+    return RD;
+  if (const CXXRecordDecl *Impl = moduleHolderImpl(RD))
+    return isModuleClass(Impl) ? Impl : nullptr;
+  if (hasQualifiedName(RD, "std::shared_ptr") ||
+      hasQualifiedName(RD, "std::unique_ptr")) {
+    const CXXRecordDecl *Pointee = firstTemplateArgRecord(RD);
+    return isModuleClass(Pointee) ? Pointee : nullptr;
+  }
+  return nullptr;
+}
+
+bool isLossModule(const CXXRecordDecl *Impl) {
+  if (!Impl || !Impl->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = Impl->getName();
+  return isInTorchNamespace(Impl) &&
+         (Name.ends_with("LossImpl") || Name == "CrossEntropyLossImpl");
+}
+
+bool isExample(QualType T) {
+  return isRecordNamed(T, "torch::data::Example");
+}
+
+bool isDataLoaderValue(QualType T) {
+  const CXXRecordDecl *RD = recordOf(T);
+  if (!RD)
+    return false;
+  if (isExample(T) || hasQualifiedName(RD, "torch::data::Iterator") ||
+      hasQualifiedName(RD, "torch::data::StatelessDataLoader") ||
+      hasQualifiedName(RD, "torch::data::StatefulDataLoader") ||
+      hasQualifiedName(RD, "torch::data::DataLoaderBase"))
+    return true;
+  if (hasQualifiedName(RD, "std::vector") ||
+      hasQualifiedName(RD, "std::optional") ||
+      hasQualifiedName(RD, "c10::optional") ||
+      hasQualifiedName(RD, "std::unique_ptr")) {
+    const CXXRecordDecl *Elem = firstTemplateArgRecord(RD);
+    return Elem && isDataLoaderValue(QualType(Elem->getTypeForDecl(), 0));
+  }
+  return false;
+}
+
+bool isInTorchNamespace(const Decl *D) {
+  if (!D)
+    return false;
+  const DeclContext *DC = D->getDeclContext();
+  const NamespaceDecl *Outermost = nullptr;
+  for (; DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      Outermost = NS;
+  if (!Outermost || !Outermost->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = Outermost->getName();
+  return Name == "torch" || Name == "at" || Name == "c10";
+}
+
+llvm::StringRef torchFunctionName(const FunctionDecl *FD) {
+  if (!FD || !FD->getDeclName().isIdentifier() || !isInTorchNamespace(FD))
+    return "";
+  return FD->getName();
+}
+
+bool isFactoryFunction(const FunctionDecl *FD) {
+  if (isa_and_nonnull<CXXMethodDecl>(FD))
+    return false;
+  llvm::StringRef Name = torchFunctionName(FD);
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("randn", "rand", "randint", "randperm", "zeros", "ones", true)
+      .Cases("full", "empty", "empty_strided", "arange", "range", true)
+      .Cases("linspace", "logspace", "eye", "tensor", "scalar_tensor", true)
+      .Cases("from_blob", "normal", "bartlett_window", "hann_window", true)
+      .Cases("tril_indices", "triu_indices", "complex", true)
+      .Default(false);
+}
+
+bool isLikeFactory(const FunctionDecl *FD) {
+  if (isa_and_nonnull<CXXMethodDecl>(FD))
+    return false;
+  llvm::StringRef Name = torchFunctionName(FD);
+  return Name.ends_with("_like") && Name != "_like";
+}
+
+bool isLossFunction(const FunctionDecl *FD) {
+  if (isa_and_nonnull<CXXMethodDecl>(FD))
+    return false;
+  llvm::StringRef Name = torchFunctionName(FD);
+  if (Name.empty())
+    return false;
+  return Name.ends_with("_loss") || Name == "cross_entropy" ||
+         Name == "binary_cross_entropy" ||
+         Name == "binary_cross_entropy_with_logits" || Name == "kl_div" ||
+         Name == "nll_loss2d" || Name == "cosine_embedding_loss";
+}
+
+bool isTensorMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
+  if (!MD || !MD->getDeclName().isIdentifier())
+    return false;
+  if (!Name.empty() && MD->getName() != Name)
+    return false;
+  const CXXRecordDecl *RD = MD->getParent();
+  return hasQualifiedName(RD, "at::Tensor") ||
+         hasQualifiedName(RD, "at::TensorBase");
+}
+
+bool isModuleTo(const CXXMethodDecl *MD) {
+  return MD && MD->getDeclName().isIdentifier() && MD->getName() == "to" &&
+         hasQualifiedName(MD->getParent(), "torch::nn::Module");
+}
+
+const Expr *withoutArrow(const Expr *E) {
+  const Expr *Bare = ignoreWrappers(E);
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Bare))
+    if (Op->getOperator() == OO_Arrow && Op->getNumArgs() >= 1)
+      return Op->getArg(0);
+  return E;
+}
+
+const Expr *calledModule(const Expr *Call) {
+  Call = ignoreWrappers(Call);
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Call)) {
+    if (Op->getOperator() != OO_Call || Op->getNumArgs() < 1)
+      return nullptr;
+    const Expr *Callee = Op->getArg(0);
+    if (moduleClassOf(Callee->getType()))
+      return Callee;
+    return nullptr;
+  }
+  if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(Call)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (!MD || !MD->getDeclName().isIdentifier() || MD->getName() != "forward")
+      return nullptr;
+    if (!isModuleClass(MD->getParent()))
+      return nullptr;
+    return withoutArrow(Member->getImplicitObjectArgument());
+  }
+  return nullptr;
+}
+
+bool isModuleCall(const Expr *E) { return calledModule(E) != nullptr; }
+
+static std::optional<DeviceKind> kindFromName(llvm::StringRef Name) {
+  Name.consume_front("k");
+  return llvm::StringSwitch<std::optional<DeviceKind>>(Name)
+      .Case("CPU", DeviceKind::CPU)
+      .Case("CUDA", DeviceKind::CUDA)
+      .Cases("MPS", "XPU", "HIP", "XLA", "Vulkan", "IPU", DeviceKind::Other)
+      .Cases("Lazy", "PrivateUse1", "MTIA", "HPU", "VE", DeviceKind::Other)
+      .Default(std::nullopt);
+}
+
+static std::optional<DeviceLiteral> parseDeviceString(llvm::StringRef S,
+                                                      const Expr *Spelling) {
+  auto [Type, Index] = S.split(':');
+  std::optional<DeviceKind> Kind =
+      llvm::StringSwitch<std::optional<DeviceKind>>(Type)
+          .Case("cpu", DeviceKind::CPU)
+          .Case("cuda", DeviceKind::CUDA)
+          .Cases("mps", "xpu", "hip", "xla", "vulkan", "ipu", DeviceKind::Other)
+          .Default(std::nullopt);
+  if (!Kind)
+    return std::nullopt;
+  DeviceLiteral L;
+  L.Kind = *Kind;
+  L.Spelling = Spelling;
+  unsigned Value;
+  if (!Index.empty() && !Index.getAsInteger(10, Value))
+    L.Index = static_cast<int>(Value);
+  return L;
+}
+
+static const StringLiteral *stringArgument(const Expr *E) {
+  E = ignoreWrappers(E);
+  if (const auto *S = dyn_cast_or_null<StringLiteral>(E))
+    return S;
+  // std::string("cuda") built from a literal.
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E))
+    if (Construct->getNumArgs() >= 1)
+      return dyn_cast<StringLiteral>(ignoreWrappers(Construct->getArg(0)));
+  return nullptr;
+}
+
+std::optional<DeviceLiteral> asDeviceLiteral(const Expr *E) {
+  E = ignoreWrappers(E);
+  if (!E)
+    return std::nullopt;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const ValueDecl *D = Ref->getDecl();
+    if (const auto *Enumerator = dyn_cast<EnumConstantDecl>(D)) {
+      const auto *Enum = dyn_cast<EnumDecl>(Enumerator->getDeclContext());
+      if (!hasQualifiedName(Enum, "c10::DeviceType"))
+        return std::nullopt;
+      if (std::optional<DeviceKind> Kind = kindFromName(D->getName()))
+        return DeviceLiteral{*Kind, -1, E};
+      return std::nullopt;
+    }
+    if (const auto *Var = dyn_cast<VarDecl>(D)) {
+      if (!isDeviceType(Var->getType()) || !isInTorchNamespace(Var) ||
+          !Var->getDeclName().isIdentifier())
+        return std::nullopt;
+      if (std::optional<DeviceKind> Kind = kindFromName(Var->getName()))
+        return DeviceLiteral{*Kind, -1, E};
+    }
+    return std::nullopt;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (!isDevice(Construct->getType()) && !isTensorOptions(Construct->getType()))
+      return std::nullopt;
+    if (Construct->getNumArgs() < 1)
+      return std::nullopt;
+    const Expr *First = Construct->getArg(0);
+    if (isTensorOptions(Construct->getType()) &&
+        !isDeviceLike(First->getType()))
+      return std::nullopt;
+    if (const StringLiteral *S = stringArgument(First))
+      return parseDeviceString(S->getString(), S);
+    std::optional<DeviceLiteral> L = asDeviceLiteral(First);
+    if (L && Construct->getNumArgs() >= 2 &&
+        !isa<CXXDefaultArgExpr>(Construct->getArg(1))) {
+      Expr::EvalResult Index;
+      const ASTContext &Ctx = Construct->getConstructor()->getASTContext();
+      if (Construct->getArg(1)->EvaluateAsInt(Index, Ctx))
+        L->Index = static_cast<int>(Index.Val.getInt().getExtValue());
+    }
+    return L;
+  }
+  return std::nullopt;
+}
+
+static const FunctionDecl *directCallee(const Expr *E) {
+  E = ignoreWrappers(E);
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(E))
+    return Call->getDirectCallee();
+  return nullptr;
+}
+
+bool isAvailabilityQuery(const Expr *E) {
+  const FunctionDecl *FD = directCallee(E);
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = FD->getName();
+  if (Name == "is_available" || Name == "hasCUDA") {
+    std::string Qualified = FD->getQualifiedNameAsString();
+    return Qualified == "torch::cuda::is_available" ||
+           Qualified == "at::cuda::is_available" ||
+           Qualified == "at::hasCUDA" || Qualified == "at::Context::hasCUDA";
+  }
+  return false;
+}
+
+static bool isDeviceCountQuery(const Expr *E) {
+  const FunctionDecl *FD = directCallee(E);
+  if (!FD || !FD->getDeclName().isIdentifier() ||
+      FD->getName() != "device_count")
+    return false;
+  std::string Qualified = FD->getQualifiedNameAsString();
+  return Qualified == "torch::cuda::device_count" ||
+         Qualified == "at::cuda::device_count" ||
+         Qualified == "c10::cuda::device_count";
+}
+
+static std::optional<llvm::APSInt> integerConstant(const Expr *E) {
+  const Expr *Bare = ignoreWrappers(E);
+  if (const auto *Int = dyn_cast_or_null<IntegerLiteral>(Bare))
+    return llvm::APSInt(Int->getValue(), /*isUnsigned=*/false);
+  return std::nullopt;
+}
+
+int availabilityPolarity(const Expr *Cond) {
+  if (!Cond)
+    return 0;
+  const Expr *E = ignoreWrappers(Cond);
+  if (!E)
+    return 0;
+  if (isAvailabilityQuery(E))
+    return +1;
+  if (isDeviceCountQuery(E)) // used as a bool: non-zero means available
+    return +1;
+  if (const auto *Not = dyn_cast<UnaryOperator>(E))
+    if (Not->getOpcode() == UO_LNot)
+      return -availabilityPolarity(Not->getSubExpr());
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    // __builtin_expect(cond, 0), as C10_UNLIKELY and TORCH_CHECK expand to.
+    if (Call->getBuiltinCallee() == Builtin::BI__builtin_expect &&
+        Call->getNumArgs() >= 1)
+      return availabilityPolarity(Call->getArg(0));
+  }
+  if (const auto *Cast = dyn_cast<CXXStaticCastExpr>(E))
+    return availabilityPolarity(Cast->getSubExpr());
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    const Expr *Count = nullptr;
+    std::optional<llvm::APSInt> Bound;
+    BinaryOperatorKind Op = Binary->getOpcode();
+    if (isDeviceCountQuery(Binary->getLHS())) {
+      Count = Binary->getLHS();
+      Bound = integerConstant(Binary->getRHS());
+    } else if (isDeviceCountQuery(Binary->getRHS())) {
+      Count = Binary->getRHS();
+      Bound = integerConstant(Binary->getLHS());
+      Op = BinaryOperator::reverseComparisonOp(Op);
+    }
+    if (Count && Bound) {
+      int64_t N = Bound->getExtValue();
+      if ((Op == BO_GT && N == 0) || (Op == BO_GE && N == 1) ||
+          (Op == BO_NE && N == 0))
+        return +1;
+      if ((Op == BO_EQ && N == 0) || (Op == BO_LT && N == 1) ||
+          (Op == BO_LE && N == 0))
+        return -1;
+    }
+    return 0;
+  }
+  // A bool that holds the answer: `const bool use_cuda = is_available();`.
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      if (Var->getType()->isBooleanType() && Var->hasInit() &&
+          !Var->getType()->isReferenceType())
+        return availabilityPolarity(Var->getInit());
+  return 0;
+}
+
+std::string sourceText(const Expr *E, const ASTContext &Ctx) {
+  if (!E)
+    return "";
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(E->getSourceRange()), SM,
+      Ctx.getLangOpts());
+  if (Range.isInvalid())
+    return "";
+  return Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+}
+
+} // namespace torchlint::api

@@ -1,0 +1,101 @@
+//===--- TorchApi.h - What libtorch's C++ API looks like in the AST -*- C++ -*-//
+//
+// Rules and analyses recognise libtorch through stable qualified names and
+// signatures (at::Tensor, c10::Device, torch::nn::Module, ...), never through
+// header internals, so that libtorch 1.13 and 2.x are both understood.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_MATCHERS_TORCHAPI_H
+#define TORCHLINT_MATCHERS_TORCHAPI_H
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Type.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace torchlint::api {
+
+enum class DeviceKind : unsigned char { Unknown, CPU, CUDA, Other };
+
+const char *deviceKindName(DeviceKind Kind);
+
+/// A device written out in the source: torch::kCUDA, c10::DeviceType::CPU,
+/// torch::Device("cuda:1"), torch::Device(torch::kCUDA, 0).
+struct DeviceLiteral {
+  DeviceKind Kind = DeviceKind::Unknown;
+  int Index = -1;
+  /// The expression that names the kind: the kCUDA reference, the string.
+  const clang::Expr *Spelling = nullptr;
+};
+
+/// Strips implicit casts, parentheses, temporaries, cleanups and copy or move
+/// constructions that do not change a value.
+const clang::Expr *ignoreWrappers(const clang::Expr *E);
+
+/// Strips references, cv-qualifiers and sugar.
+clang::QualType bareType(clang::QualType T);
+
+bool isTensor(clang::QualType T);
+bool isTensorOptions(clang::QualType T);
+bool isDevice(clang::QualType T);
+bool isDeviceType(clang::QualType T);
+bool isScalarType(clang::QualType T);
+/// Device, DeviceType or TensorOptions: anything that names a device.
+bool isDeviceLike(clang::QualType T);
+
+bool isModuleClass(const clang::CXXRecordDecl *RD);
+/// The torch::nn::Module subclass that a value of type T gives access to: a
+/// ModuleHolder (torch::nn::Linear, TORCH_MODULE types), a shared_ptr to a
+/// module, the module itself, a pointer or reference to it. Null otherwise.
+const clang::CXXRecordDecl *moduleClassOf(clang::QualType T);
+/// Loss modules (CrossEntropyLoss, NLLLoss, MSELoss, ...) own no parameters.
+bool isLossModule(const clang::CXXRecordDecl *Impl);
+
+/// torch::data::Example, an iterator of a data loader, a vector of examples
+/// or a data loader itself: values that come out of a data loader.
+bool isDataLoaderValue(clang::QualType T);
+bool isExample(clang::QualType T);
+
+/// The declaration is in one of libtorch's namespaces (torch, at, c10).
+bool isInTorchNamespace(const clang::Decl *D);
+/// The function's name in libtorch, or empty if it is not libtorch's.
+llvm::StringRef torchFunctionName(const clang::FunctionDecl *FD);
+
+bool isFactoryFunction(const clang::FunctionDecl *FD);
+bool isLikeFactory(const clang::FunctionDecl *FD);
+bool isLossFunction(const clang::FunctionDecl *FD);
+
+/// The method is declared by at::Tensor (or at::TensorBase) with this name.
+bool isTensorMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name = "");
+/// The method is torch::nn::Module::to.
+bool isModuleTo(const clang::CXXMethodDecl *MD);
+/// `model` for `model->`, which holders and shared_ptrs are accessed through.
+const clang::Expr *withoutArrow(const clang::Expr *E);
+/// A call that runs a module: module->forward(...), module(...).
+bool isModuleCall(const clang::Expr *E);
+/// The expression of the module that a module call runs, or null.
+const clang::Expr *calledModule(const clang::Expr *Call);
+
+std::optional<DeviceLiteral> asDeviceLiteral(const clang::Expr *E);
+
+/// Whether a condition tests for a usable CUDA device:
+/// +1 when the condition holds exactly when CUDA is available
+/// (torch::cuda::is_available(), device_count() > 0, a bool initialised from
+/// one of those), -1 when it holds exactly when it is not, 0 otherwise.
+int availabilityPolarity(const clang::Expr *Cond);
+
+/// The call is torch::cuda::is_available() or an equivalent query.
+bool isAvailabilityQuery(const clang::Expr *E);
+
+/// Source text of an expression, as written (after macro expansion to file
+/// locations); empty when it cannot be retrieved.
+std::string sourceText(const clang::Expr *E, const clang::ASTContext &Ctx);
+
+} // namespace torchlint::api
+
+#endif // TORCHLINT_MATCHERS_TORCHAPI_H

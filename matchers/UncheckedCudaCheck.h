@@ -1,0 +1,33 @@
+//===--- UncheckedCudaCheck.h - torch-unchecked-cuda ------------*- C++ -*-===//
+//
+// torch::kCUDA, torch::Device("cuda") or .cuda() reached without checking
+// torch::cuda::is_available() first: on a machine without a usable GPU, or
+// with a CPU-only libtorch, the program aborts there.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_MATCHERS_UNCHECKEDCUDACHECK_H
+#define TORCHLINT_MATCHERS_UNCHECKEDCUDACHECK_H
+
+#include "Rule.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+namespace torchlint {
+
+class UncheckedCudaCheck : public Rule {
+public:
+  static const RuleInfo Info;
+  explicit UncheckedCudaCheck(AnalysisContext &Context) : Rule(Info, Context) {}
+
+  void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
+  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  /// A device literal can be matched through several enclosing expressions.
+  llvm::DenseSet<const clang::Expr *> Reported;
+};
+
+} // namespace torchlint
+
+#endif // TORCHLINT_MATCHERS_UNCHECKEDCUDACHECK_H

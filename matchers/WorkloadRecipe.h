@@ -1,0 +1,39 @@
+//===--- WorkloadRecipe.h - What the code tells about the workload -*- C++ -*-//
+//
+// A replay recipe records what is statically visible about the work a finding
+// concerns: how the module is built, the shapes and dtypes of the tensors, the
+// batch size of the data loader. The runtime rebuilds the workload from it and
+// fills what is missing with stated defaults; here "unknown" is written as
+// null, never guessed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_MATCHERS_WORKLOADRECIPE_H
+#define TORCHLINT_MATCHERS_WORKLOADRECIPE_H
+
+#include "DeviceFlow.h"
+
+#include <nlohmann/json.hpp>
+
+namespace clang {
+class ASTContext;
+class Expr;
+} // namespace clang
+
+namespace torchlint::recipe {
+
+/// The construction of the module the expression gives access to. Created,
+/// when known, is the fact saying where it was constructed.
+nlohmann::json describeModule(const clang::Expr *ModuleExpr,
+                              const DeviceFact *Created,
+                              clang::ASTContext &Ctx);
+
+/// What is known of the tensor whose device came from F.
+nlohmann::json describeTensor(const DeviceFact &F, clang::ASTContext &Ctx);
+
+/// The constant value of an argument (integer, float, bool, string), or null.
+nlohmann::json constantValue(const clang::Expr *E, clang::ASTContext &Ctx);
+
+} // namespace torchlint::recipe
+
+#endif // TORCHLINT_MATCHERS_WORKLOADRECIPE_H

@@ -1,0 +1,230 @@
+#include "Analyzer.h"
+
+#include "RuleRegistry.h"
+#include "UserCode.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/Config/llvm-config.h"
+
+#include <cstdlib>
+
+using namespace clang;
+
+#ifndef TORCHLINT_CLANG_RESOURCE_DIR
+#define TORCHLINT_CLANG_RESOURCE_DIR ""
+#endif
+
+namespace torchlint {
+
+namespace {
+
+/// Keeps clang's first error, formatted like clang prints it.
+class FirstErrorCollector : public DiagnosticConsumer {
+public:
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    if (Level < DiagnosticsEngine::Error || !First.empty())
+      return;
+    llvm::SmallString<256> Message;
+    Info.FormatDiagnostic(Message);
+    std::string Where;
+    if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+      PresumedLoc Loc =
+          Info.getSourceManager().getPresumedLoc(Info.getLocation());
+      if (Loc.isValid())
+        Where = std::string(Loc.getFilename()) + ":" +
+                std::to_string(Loc.getLine()) + ":" +
+                std::to_string(Loc.getColumn()) + ": ";
+    }
+    First = Where + "error: " + std::string(Message);
+  }
+
+  std::string First;
+};
+
+class CollectingSink : public FindingSink {
+public:
+  void consume(Finding F) override { Findings.push_back(std::move(F)); }
+  std::vector<Finding> Findings;
+};
+
+class TorchlintConsumer : public ASTConsumer {
+public:
+  TorchlintConsumer(const AnalyzerConfig &Config, CollectingSink &Sink,
+                    DiagnosticsEngine &Diags)
+      : Config(Config), Code(Config.HeaderFilter), Sink(Sink), Diags(Diags) {}
+
+  bool HandleTopLevelDecl(DeclGroupRef Group) override {
+    for (Decl *D : Group)
+      if (Code.isAnalyzed(D->getLocation(),
+                          D->getASTContext().getSourceManager()))
+        TopLevel.push_back(D);
+    return true;
+  }
+
+  // Bodies of functions outside the user's files are never analyzed, so they
+  // are not parsed either: most of a libtorch TU's parse time goes there.
+  bool shouldSkipFunctionBody(Decl *D) override {
+    return !Code.isAnalyzed(D->getLocation(),
+                            D->getASTContext().getSourceManager());
+  }
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    if (Diags.hasErrorOccurred())
+      return;
+    Ctx.setTraversalScope(TopLevel);
+    AnalysisContext Context(Code, Sink, Config.Options);
+    ast_matchers::MatchFinder Finder;
+    std::vector<std::unique_ptr<Rule>> Rules;
+    for (const std::string &Id : Config.Rules)
+      if (const RuleEntry *Entry = findRule(Id)) {
+        Rules.push_back(Entry->Create(Context));
+        Rules.back()->registerMatchers(&Finder);
+      }
+    Finder.matchAST(Ctx);
+  }
+
+private:
+  const AnalyzerConfig &Config;
+  UserCode Code;
+  CollectingSink &Sink;
+  DiagnosticsEngine &Diags;
+  std::vector<Decl *> TopLevel;
+};
+
+class TorchlintAction : public ASTFrontendAction {
+public:
+  TorchlintAction(const AnalyzerConfig &Config, CollectingSink &Sink)
+      : Config(Config), Sink(Sink) {}
+
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 llvm::StringRef) override {
+    CI.getFrontendOpts().SkipFunctionBodies = true;
+    return std::make_unique<TorchlintConsumer>(Config, Sink,
+                                               CI.getDiagnostics());
+  }
+
+private:
+  const AnalyzerConfig &Config;
+  CollectingSink &Sink;
+};
+
+std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
+                                           const AnalyzerConfig &Config) {
+  tooling::CommandLineArguments Args = Entry.Arguments;
+  Args = tooling::getClangStripOutputAdjuster()(Args, Entry.File);
+  Args = tooling::getClangStripDependencyFileAdjuster()(Args, Entry.File);
+  Args = tooling::getClangSyntaxOnlyAdjuster()(Args, Entry.File);
+  bool HasResourceDir = false;
+  for (const std::string &Arg : Args)
+    if (llvm::StringRef(Arg).starts_with("-resource-dir"))
+      HasResourceDir = true;
+  std::vector<std::string> Extra;
+  if (!HasResourceDir && !Config.ResourceDir.empty())
+    Extra.push_back("-resource-dir=" + Config.ResourceDir);
+  // Warnings are not torchlint's business, and gcc-only warning flags must not
+  // stop the parse.
+  Extra.push_back("-w");
+  Extra.push_back("-Wno-unknown-warning-option");
+  Args.insert(Args.begin() + 1, Extra.begin(), Extra.end());
+  return Args;
+}
+
+} // namespace
+
+TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
+                                             const AnalyzerConfig &Config) {
+  TranslationUnitResult Result;
+  Result.File = Entry.File;
+  if (!llvm::sys::fs::exists(Entry.File)) {
+    Result.Failure = Entry.File + ": error: source file does not exist";
+    return Result;
+  }
+  if (llvm::sys::fs::is_directory(Entry.File)) {
+    Result.Failure = Entry.File + ": error: is a directory, not a source file";
+    return Result;
+  }
+
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
+      llvm::vfs::createPhysicalFileSystem();
+  if (std::error_code EC = FS->setCurrentWorkingDirectory(Entry.Directory)) {
+    Result.Failure = Entry.File + ": error: cannot enter directory " +
+                     Entry.Directory + ": " + EC.message();
+    return Result;
+  }
+  llvm::IntrusiveRefCntPtr<FileManager> Files(
+      new FileManager(FileSystemOptions(), FS));
+
+  CollectingSink Sink;
+  FirstErrorCollector Errors;
+  tooling::ToolInvocation Invocation(
+      adjustedArguments(Entry, Config),
+      std::make_unique<TorchlintAction>(Config, Sink), Files.get());
+  Invocation.setDiagnosticConsumer(&Errors);
+  bool Ok = Invocation.run();
+  if (!Ok || Errors.getNumErrors() > 0) {
+    Result.Failure = Errors.First.empty()
+                         ? Entry.File + ": error: clang could not parse this "
+                                        "translation unit"
+                         : Errors.First;
+    return Result;
+  }
+  Result.Findings = std::move(Sink.Findings);
+  return Result;
+}
+
+std::string findResourceDir(const char *Argv0) {
+  auto HasBuiltins = [](const std::string &Dir) {
+    if (Dir.empty())
+      return false;
+    llvm::SmallString<256> Probe(Dir);
+    llvm::sys::path::append(Probe, "include", "stddef.h");
+    return llvm::sys::fs::exists(Probe);
+  };
+  if (const char *Env = std::getenv("TORCHLINT_RESOURCE_DIR"))
+    if (HasBuiltins(Env))
+      return Env;
+  const std::string Major = std::to_string(LLVM_VERSION_MAJOR);
+  if (HasBuiltins(TORCHLINT_CLANG_RESOURCE_DIR))
+    return TORCHLINT_CLANG_RESOURCE_DIR;
+  // An installation that ships the headers beside the binary:
+  // <prefix>/bin/torchlint and <prefix>/lib/clang/<major>.
+  std::string Exe = llvm::sys::fs::getMainExecutable(
+      Argv0, reinterpret_cast<void *>(&findResourceDir));
+  if (!Exe.empty()) {
+    llvm::SmallString<256> Dir(llvm::sys::path::parent_path(
+        llvm::sys::path::parent_path(Exe)));
+    llvm::sys::path::append(Dir, "lib", "clang", Major);
+    if (HasBuiltins(std::string(Dir)))
+      return std::string(Dir);
+  }
+  // Beside a clang of the same major version on PATH.
+  for (std::string Name : {"clang-" + Major, std::string("clang")}) {
+    llvm::ErrorOr<std::string> Clang = llvm::sys::findProgramByName(Name);
+    llvm::SmallString<256> Real;
+    if (!Clang || llvm::sys::fs::real_path(*Clang, Real))
+      continue;
+    llvm::SmallString<256> Dir(llvm::sys::path::parent_path(
+        llvm::sys::path::parent_path(Real)));
+    llvm::sys::path::append(Dir, "lib", "clang", Major);
+    if (HasBuiltins(std::string(Dir)))
+      return std::string(Dir);
+  }
+  return "";
+}
+
+} // namespace torchlint

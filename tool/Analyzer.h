@@ -1,0 +1,44 @@
+//===--- Analyzer.h - Analyze one translation unit --------------*- C++ -*-===//
+
+#ifndef TORCHLINT_TOOL_ANALYZER_H
+#define TORCHLINT_TOOL_ANALYZER_H
+
+#include "CompileDatabase.h"
+#include "Finding.h"
+#include "Rule.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torchlint {
+
+struct AnalyzerConfig {
+  /// Ids of the enabled rules.
+  std::vector<std::string> Rules;
+  /// clang-tidy's --header-filter: which user headers are reported.
+  std::string HeaderFilter;
+  /// Clang's builtin headers (stddef.h, ...).
+  std::string ResourceDir;
+  const RuleOptions *Options = nullptr;
+};
+
+struct TranslationUnitResult {
+  std::string File;
+  std::vector<Finding> Findings;
+  /// Set when the unit could not be analyzed: clang's first error, as
+  /// "path:line:col: error: message", or why the driver refused it.
+  std::optional<std::string> Failure;
+};
+
+TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
+                                             const AnalyzerConfig &Config);
+
+/// Where clang's builtin headers are: $TORCHLINT_RESOURCE_DIR, the directory
+/// of the clang that torchlint was built against, or one beside the
+/// executable. Empty when none has stddef.h.
+std::string findResourceDir(const char *Argv0);
+
+} // namespace torchlint
+
+#endif // TORCHLINT_TOOL_ANALYZER_H

@@ -1,0 +1,127 @@
+#include "FixApplier.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace torchlint {
+
+bool normalizeFixes(std::vector<FixIt> &Fixes) {
+  auto Key = [](const FixIt &F) {
+    return std::tie(F.Offset, F.Length, F.Replacement);
+  };
+  std::sort(Fixes.begin(), Fixes.end(),
+            [&](const FixIt &A, const FixIt &B) { return Key(A) < Key(B); });
+  Fixes.erase(std::unique(Fixes.begin(), Fixes.end(),
+                          [&](const FixIt &A, const FixIt &B) {
+                            return Key(A) == Key(B);
+                          }),
+              Fixes.end());
+  for (size_t I = 1; I < Fixes.size(); ++I) {
+    const FixIt &Prev = Fixes[I - 1];
+    const FixIt &Next = Fixes[I];
+    if (Prev.Offset + Prev.Length > Next.Offset)
+      return false;
+    // Two insertions at one place: their order would be a guess.
+    if (Prev.Offset == Next.Offset && Prev.Length == 0 && Next.Length == 0)
+      return false;
+  }
+  return true;
+}
+
+std::string applyToText(const std::string &Text, std::vector<FixIt> Fixes) {
+  std::string Result;
+  Result.reserve(Text.size() + 64);
+  size_t Cursor = 0;
+  for (const FixIt &Fix : Fixes) {
+    if (Fix.Offset > Text.size())
+      break;
+    Result.append(Text, Cursor, Fix.Offset - Cursor);
+    Result += Fix.Replacement;
+    Cursor = std::min<size_t>(Fix.Offset + Fix.Length, Text.size());
+  }
+  Result.append(Text, Cursor, std::string::npos);
+  return Result;
+}
+
+namespace {
+
+/// Writes Contents beside Path and renames it over Path, keeping Path's
+/// permissions. An empty string means success.
+std::string writeAtomically(const std::string &Path,
+                            const std::string &Contents) {
+  llvm::sys::fs::file_status Status;
+  if (std::error_code EC = llvm::sys::fs::status(Path, Status))
+    return EC.message();
+  llvm::SmallString<256> Model(Path);
+  Model += ".torchlint-%%%%%%";
+  int FD;
+  llvm::SmallString<256> Temporary;
+  if (std::error_code EC =
+          llvm::sys::fs::createUniqueFile(Model, FD, Temporary))
+    return "cannot create a temporary file beside it: " + EC.message();
+  {
+    llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
+    Out << Contents;
+    Out.close();
+    if (Out.has_error()) {
+      std::string Message = Out.error().message();
+      Out.clear_error();
+      llvm::sys::fs::remove(Temporary);
+      return "cannot write: " + Message;
+    }
+  }
+  if (std::error_code EC =
+          llvm::sys::fs::setPermissions(Temporary, Status.permissions())) {
+    llvm::sys::fs::remove(Temporary);
+    return "cannot keep its permissions: " + EC.message();
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Temporary, Path)) {
+    llvm::sys::fs::remove(Temporary);
+    return "cannot replace it: " + EC.message();
+  }
+  return "";
+}
+
+} // namespace
+
+FixOutcome applyFixes(const std::vector<Finding> &Findings,
+                      SourceCache &Sources) {
+  std::map<std::string, std::vector<FixIt>> ByFile;
+  for (const Finding &F : Findings)
+    for (const FixIt &X : F.FixIts)
+      ByFile[X.File].push_back(X);
+
+  FixOutcome Outcome;
+  for (auto &[File, Fixes] : ByFile) {
+    if (!normalizeFixes(Fixes)) {
+      Outcome.Refused.push_back(File + ": fix-its overlap; file left untouched");
+      continue;
+    }
+    const std::string *Text = Sources.text(File);
+    if (!Text) {
+      Outcome.Refused.push_back(File + ": cannot read; file left untouched");
+      continue;
+    }
+    if (Fixes.back().Offset + Fixes.back().Length > Text->size()) {
+      Outcome.Refused.push_back(
+          File + ": changed since it was analyzed; file left untouched");
+      continue;
+    }
+    std::string Fixed = applyToText(*Text, Fixes);
+    if (std::string Error = writeAtomically(File, Fixed); !Error.empty()) {
+      Outcome.Refused.push_back(File + ": " + Error + "; file left untouched");
+      continue;
+    }
+    Sources.forget(File);
+    Outcome.Applied += Fixes.size();
+    Outcome.ChangedFiles.push_back(File);
+  }
+  return Outcome;
+}
+
+} // namespace torchlint

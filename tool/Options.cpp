@@ -1,0 +1,184 @@
+#include "Options.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Regex.h"
+
+namespace torchlint {
+
+const char *usageText() {
+  return R"(USAGE: torchlint [options] <compile_commands.json | build-dir> [source-file...]
+
+Finds libtorch code that runs on the CPU, or starves its GPU, without saying so.
+Source files select translation units of the compilation database; without
+them every entry is analyzed.
+
+OPTIONS:
+  -j N                    analyze N translation units in parallel (default: one per core)
+  --checks=GLOBS          enable or disable rules, as clang-tidy's --checks:
+                          '-*,torch-device-*' (applied after the default 'torch-*')
+  --list-checks           list the enabled rules and exit
+  --format=text|json|sarif
+                          output format (default: text)
+  -o FILE                 write the output to FILE instead of standard output
+  --fix                   apply the suggested fix-its in place
+  --fail-on=note|warning|error
+                          exit with 1 when a finding is at least this severe
+                          (default: warning)
+  --header-filter=REGEX   report findings in the project's headers matching REGEX
+                          (default: every header that is not a system or libtorch one)
+  --color=auto|always|never
+                          colour the text output (default: on a terminal)
+  --quiet                 no progress or summary on standard error
+  --version               print the version and exit
+  --help                  print this help and exit
+
+EXIT STATUS:
+  0  no finding at or above --fail-on
+  1  at least one finding at or above --fail-on
+  2  usage error, unreadable or invalid compilation database, or a translation
+     unit that could not be analyzed
+)";
+}
+
+namespace {
+
+llvm::Error usage(const llvm::Twine &Message) {
+  return llvm::createStringError(std::errc::invalid_argument, "%s",
+                                 Message.str().c_str());
+}
+
+} // namespace
+
+llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
+  Options O;
+  bool OnlyPositional = false;
+  for (int I = 1; I < Argc; ++I) {
+    llvm::StringRef Arg = Argv[I];
+    if (OnlyPositional || !Arg.starts_with("-") || Arg == "-") {
+      if (O.Database.empty())
+        O.Database = Arg.str();
+      else
+        O.Sources.push_back(Arg.str());
+      continue;
+    }
+    if (Arg == "--") {
+      OnlyPositional = true;
+      continue;
+    }
+    // --name=value or --name value; -jN or -j N; -oFILE or -o FILE.
+    llvm::StringRef Name = Arg, Value;
+    bool HasValue = false;
+    if (Arg.starts_with("--")) {
+      auto [Left, Right] = Arg.split('=');
+      Name = Left;
+      Value = Right;
+      HasValue = Arg.contains('=');
+    } else if (Arg.size() > 2 && (Arg.starts_with("-j") || Arg.starts_with("-o"))) {
+      Name = Arg.take_front(2);
+      Value = Arg.drop_front(2);
+      HasValue = true;
+    }
+    auto TakeValue = [&]() -> llvm::Expected<llvm::StringRef> {
+      if (HasValue)
+        return Value;
+      if (I + 1 >= Argc)
+        return usage("option '" + Name + "' needs a value");
+      return llvm::StringRef(Argv[++I]);
+    };
+    auto NoValue = [&]() -> llvm::Error {
+      if (HasValue)
+        return usage("option '" + Name + "' takes no value");
+      return llvm::Error::success();
+    };
+
+    if (Name == "--help" || Name == "-h") {
+      if (llvm::Error E = NoValue())
+        return std::move(E);
+      O.Help = true;
+    } else if (Name == "--version") {
+      if (llvm::Error E = NoValue())
+        return std::move(E);
+      O.Version = true;
+    } else if (Name == "-j" || Name == "--jobs") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      unsigned Jobs;
+      if (V->getAsInteger(10, Jobs) || Jobs == 0 || Jobs > 1024)
+        return usage("invalid job count '" + *V + "': expected 1 to 1024");
+      O.Jobs = Jobs;
+    } else if (Name == "--checks") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      O.Checks = V->str();
+    } else if (Name == "--list-checks") {
+      if (llvm::Error E = NoValue())
+        return std::move(E);
+      O.ListChecks = true;
+    } else if (Name == "--format") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      if (*V == "text")
+        O.Format = OutputFormat::Text;
+      else if (*V == "json")
+        O.Format = OutputFormat::Json;
+      else if (*V == "sarif")
+        O.Format = OutputFormat::Sarif;
+      else
+        return usage("invalid format '" + *V + "': expected text, json or sarif");
+    } else if (Name == "-o" || Name == "--output") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      if (V->empty())
+        return usage("option '-o' needs a file name");
+      O.OutputFile = V->str();
+    } else if (Name == "--fix") {
+      if (llvm::Error E = NoValue())
+        return std::move(E);
+      O.Fix = true;
+    } else if (Name == "--fail-on") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      std::optional<Level> L = parseLevel(V->str());
+      if (!L)
+        return usage("invalid --fail-on level '" + *V +
+                     "': expected note, warning or error");
+      O.FailOn = *L;
+    } else if (Name == "--color") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      if (*V == "auto")
+        O.Color = ColorMode::Auto;
+      else if (*V == "always")
+        O.Color = ColorMode::Always;
+      else if (*V == "never")
+        O.Color = ColorMode::Never;
+      else
+        return usage("invalid --color '" + *V + "': expected auto, always or never");
+    } else if (Name == "--quiet" || Name == "-q") {
+      if (llvm::Error E = NoValue())
+        return std::move(E);
+      O.Quiet = true;
+    } else if (Name == "--header-filter") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      std::string Why;
+      if (!llvm::Regex(*V).isValid(Why))
+        return usage("invalid --header-filter '" + *V + "': " + Why);
+      O.HeaderFilter = V->str();
+    } else {
+      return usage("unknown option '" + Arg + "' (see --help)");
+    }
+  }
+  if (!O.Help && !O.Version && !O.ListChecks && O.Database.empty())
+    return usage("no compilation database given (see --help)");
+  return O;
+}
+
+} // namespace torchlint

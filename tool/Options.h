@@ -1,0 +1,43 @@
+//===--- Options.h - The command line of torchlint --------------*- C++ -*-===//
+
+#ifndef TORCHLINT_TOOL_OPTIONS_H
+#define TORCHLINT_TOOL_OPTIONS_H
+
+#include "Finding.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace torchlint {
+
+enum class OutputFormat { Text, Json, Sarif };
+enum class ColorMode { Auto, Always, Never };
+
+struct Options {
+  std::string Database;
+  std::vector<std::string> Sources;
+  unsigned Jobs = 0; ///< 0: one per core
+  /// Appended to "torch-*" as clang-tidy appends --checks to its defaults.
+  std::string Checks;
+  bool ListChecks = false;
+  OutputFormat Format = OutputFormat::Text;
+  std::string OutputFile;
+  bool Fix = false;
+  Level FailOn = Level::Warning;
+  ColorMode Color = ColorMode::Auto;
+  bool Quiet = false;
+  std::string HeaderFilter;
+  bool Help = false;
+  bool Version = false;
+};
+
+/// Parses argv. The error, if any, is one line for the user.
+llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv);
+
+const char *usageText();
+
+} // namespace torchlint
+
+#endif // TORCHLINT_TOOL_OPTIONS_H

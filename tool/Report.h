@@ -1,0 +1,56 @@
+//===--- Report.h - What one run found, for the writers ---------*- C++ -*-===//
+
+#ifndef TORCHLINT_TOOL_REPORT_H
+#define TORCHLINT_TOOL_REPORT_H
+
+#include "Finding.h"
+#include "Rule.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+#include <vector>
+
+namespace torchlint {
+
+struct AnalysisFailure {
+  std::string File;
+  /// clang's first error, "path:line:col: error: message".
+  std::string Message;
+};
+
+struct Report {
+  /// Sorted, de-duplicated, suppressions removed.
+  std::vector<Finding> Findings;
+  std::vector<AnalysisFailure> Failures;
+  /// The enabled rules, in registry order.
+  std::vector<const RuleInfo *> Rules;
+  size_t TranslationUnits = 0;
+};
+
+/// File contents, read once, for printing source lines, converting columns,
+/// honouring NOLINT and applying fix-its.
+class SourceCache {
+public:
+  /// Null when the file cannot be read.
+  const std::string *text(const std::string &Path);
+
+  /// The text of a 1-based line, without its line break.
+  llvm::StringRef line(const std::string &Path, unsigned Line);
+
+  /// Forget a file, after it was rewritten.
+  void forget(const std::string &Path) { Files.erase(Path); }
+
+private:
+  struct Entry {
+    bool Readable = false;
+    std::string Text;
+    std::vector<size_t> LineStarts;
+  };
+  Entry &entry(const std::string &Path);
+  llvm::StringMap<Entry> Files;
+};
+
+} // namespace torchlint
+
+#endif // TORCHLINT_TOOL_REPORT_H

@@ -1,0 +1,236 @@
+//===--- main.cpp - torchlint: the command-line shell over the rules ------===//
+
+#include "Analyzer.h"
+#include "CheckGlob.h"
+#include "CompileDatabase.h"
+#include "FixApplier.h"
+#include "Options.h"
+#include "Report.h"
+#include "RuleRegistry.h"
+#include "Scheduler.h"
+#include "Suppressions.h"
+#include "Writers.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <thread>
+
+using namespace torchlint;
+
+namespace {
+
+constexpr int ExitClean = 0;
+constexpr int ExitFindings = 1;
+constexpr int ExitError = 2;
+
+int fail(const llvm::Twine &Message) {
+  llvm::errs() << "torchlint: error: " << Message << '\n';
+  return ExitError;
+}
+
+std::vector<const RuleInfo *> enabledRules(const CheckGlob &Glob) {
+  std::vector<const RuleInfo *> Rules;
+  for (const RuleEntry &Entry : allRules())
+    if (Glob.contains(Entry.Info.Id))
+      Rules.push_back(&Entry.Info);
+  return Rules;
+}
+
+/// The entries for the requested sources, or all of them.
+llvm::Expected<std::vector<CompileEntry>>
+selectEntries(const CompileDatabase &Database,
+              const std::vector<std::string> &Sources) {
+  if (Sources.empty())
+    return Database.Entries;
+  llvm::SmallString<256> Cwd;
+  llvm::sys::fs::current_path(Cwd);
+  std::vector<CompileEntry> Selected;
+  for (const std::string &Source : Sources) {
+    std::string Path = absolutePath(Source, std::string(Cwd));
+    if (!llvm::sys::fs::exists(Path))
+      return llvm::createStringError(std::errc::no_such_file_or_directory,
+                                     "%s: no such file", Source.c_str());
+    bool Found = false;
+    for (const CompileEntry &Entry : Database.Entries)
+      if (Entry.File == Path) {
+        Selected.push_back(Entry);
+        Found = true;
+      }
+    if (!Found)
+      return llvm::createStringError(
+          std::errc::invalid_argument, "%s: not in the compilation database %s",
+          Source.c_str(), Database.Path.c_str());
+  }
+  return Selected;
+}
+
+bool useColor(ColorMode Mode, bool ToStdout) {
+  if (Mode != ColorMode::Auto)
+    return Mode == ColorMode::Always;
+  if (!ToStdout || std::getenv("NO_COLOR"))
+    return false;
+  return llvm::sys::Process::StandardOutIsDisplayed() &&
+         llvm::sys::Process::StandardOutHasColors();
+}
+
+Report buildReport(std::vector<TranslationUnitResult> Results,
+                   std::vector<const RuleInfo *> Rules, SourceCache &Sources) {
+  Report R;
+  R.Rules = std::move(Rules);
+  R.TranslationUnits = Results.size();
+  for (TranslationUnitResult &Unit : Results) {
+    if (Unit.Failure)
+      R.Failures.push_back({Unit.File, *Unit.Failure});
+    for (Finding &F : Unit.Findings) {
+      const std::string *Text = Sources.text(F.Where.File);
+      if (Text && isSuppressed(*Text, F.Where.Begin.Line, F.RuleId))
+        continue;
+      R.Findings.push_back(std::move(F));
+    }
+  }
+  // A header included by several units is reported once.
+  std::sort(R.Findings.begin(), R.Findings.end());
+  R.Findings.erase(std::unique(R.Findings.begin(), R.Findings.end()),
+                   R.Findings.end());
+  std::sort(R.Failures.begin(), R.Failures.end(),
+            [](const AnalysisFailure &A, const AnalysisFailure &B) {
+              return std::tie(A.File, A.Message) < std::tie(B.File, B.Message);
+            });
+  return R;
+}
+
+void summarize(const Report &R, llvm::raw_ostream &OS) {
+  unsigned Counts[3] = {0, 0, 0};
+  for (const Finding &F : R.Findings)
+    ++Counts[static_cast<int>(F.Severity)];
+  OS << "torchlint: " << R.Findings.size()
+     << (R.Findings.size() == 1 ? " finding" : " findings") << " ("
+     << Counts[2] << (Counts[2] == 1 ? " error, " : " errors, ") << Counts[1]
+     << (Counts[1] == 1 ? " warning, " : " warnings, ") << Counts[0]
+     << (Counts[0] == 1 ? " note" : " notes") << ") in " << R.TranslationUnits
+     << (R.TranslationUnits == 1 ? " translation unit" : " translation units");
+  if (!R.Failures.empty())
+    OS << ", " << R.Failures.size() << " not analyzed";
+  OS << '\n';
+}
+
+} // namespace
+
+int main(int Argc, const char **Argv) {
+  llvm::InitLLVM Init(Argc, Argv);
+
+  llvm::Expected<Options> Parsed = parseOptions(Argc, Argv);
+  if (!Parsed)
+    return fail(llvm::toString(Parsed.takeError()));
+  const Options &O = *Parsed;
+  if (O.Help) {
+    llvm::outs() << usageText();
+    return ExitClean;
+  }
+  if (O.Version) {
+    llvm::outs() << "torchlint " << torchlintVersion() << '\n';
+    return ExitClean;
+  }
+
+  CheckGlob Glob("torch-*," + O.Checks);
+  if (!Glob.invalid().empty())
+    return fail("invalid glob '" + Glob.invalid().front() + "' in --checks");
+  std::vector<const RuleInfo *> Rules = enabledRules(Glob);
+  if (O.ListChecks) {
+    llvm::outs() << "Enabled checks:\n";
+    for (const RuleInfo *Info : Rules)
+      llvm::outs() << "    " << Info->Id << "\n";
+    llvm::outs() << "\n";
+    return ExitClean;
+  }
+  if (Rules.empty())
+    return fail("no rule is enabled by --checks='" + O.Checks + "'");
+
+  llvm::Expected<CompileDatabase> Database = loadCompileDatabase(O.Database);
+  if (!Database)
+    return fail(llvm::toString(Database.takeError()));
+  llvm::Expected<std::vector<CompileEntry>> Entries =
+      selectEntries(*Database, O.Sources);
+  if (!Entries)
+    return fail(llvm::toString(Entries.takeError()));
+
+  AnalyzerConfig Config;
+  for (const RuleInfo *Info : Rules)
+    Config.Rules.push_back(Info->Id);
+  Config.HeaderFilter = O.HeaderFilter;
+  Config.ResourceDir = findResourceDir(Argv[0]);
+  if (Config.ResourceDir.empty())
+    return fail("cannot find clang's builtin headers (stddef.h); install "
+                "clang-19 or set TORCHLINT_RESOURCE_DIR");
+
+  bool ShowProgress =
+      !O.Quiet && llvm::sys::Process::StandardErrIsDisplayed();
+  unsigned Jobs = O.Jobs ? O.Jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<TranslationUnitResult> Results = analyzeAll(
+      *Entries, Config, Jobs,
+      [&](size_t Done, size_t Total, const std::string &File) {
+        if (ShowProgress)
+          llvm::errs() << '[' << Done << '/' << Total << "] " << File << '\n';
+      });
+
+  SourceCache Sources;
+  Report R = buildReport(std::move(Results), Rules, Sources);
+
+  {
+    std::error_code EC;
+    std::unique_ptr<llvm::raw_fd_ostream> File;
+    if (!O.OutputFile.empty()) {
+      File = std::make_unique<llvm::raw_fd_ostream>(O.OutputFile, EC);
+      if (EC)
+        return fail(O.OutputFile + ": cannot write: " + EC.message());
+    }
+    llvm::raw_ostream &OS = File ? *File : llvm::outs();
+    switch (O.Format) {
+    case OutputFormat::Text:
+      writeText(R, Sources, OS, useColor(O.Color, !File));
+      break;
+    case OutputFormat::Json:
+      writeJson(R, OS);
+      break;
+    case OutputFormat::Sarif:
+      writeSarif(R, Sources, OS);
+      break;
+    }
+    OS.flush();
+    if (File && File->has_error()) {
+      std::string Message = File->error().message();
+      File->clear_error();
+      return fail(O.OutputFile + ": cannot write: " + Message);
+    }
+  }
+
+  for (const AnalysisFailure &Failure : R.Failures)
+    llvm::errs() << "torchlint: error: could not analyze " << Failure.File
+                 << ": " << Failure.Message << '\n';
+
+  if (O.Fix) {
+    FixOutcome Outcome = applyFixes(R.Findings, Sources);
+    for (const std::string &Refused : Outcome.Refused)
+      llvm::errs() << "torchlint: error: " << Refused << '\n';
+    if (!O.Quiet)
+      llvm::errs() << "torchlint: applied " << Outcome.Applied
+                   << (Outcome.Applied == 1 ? " fix-it" : " fix-its") << " in "
+                   << Outcome.ChangedFiles.size()
+                   << (Outcome.ChangedFiles.size() == 1 ? " file\n" : " files\n");
+  }
+  if (!O.Quiet && O.Format == OutputFormat::Text)
+    summarize(R, llvm::errs());
+
+  if (!R.Failures.empty())
+    return ExitError;
+  for (const Finding &F : R.Findings)
+    if (F.Severity >= O.FailOn)
+      return ExitFindings;
+  return ExitClean;
+}
