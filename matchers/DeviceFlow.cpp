@@ -176,8 +176,16 @@ struct DeviceFlow::Analysis {
   bool Done = false;
 };
 
-DeviceFlow::DeviceFlow(ASTContext &Ctx, const UserCode &Code)
-    : Ctx(Ctx), Code(Code), Cfgs(Ctx) {}
+DeviceFlow::DeviceFlow(ASTContext &Ctx, const UserCode &Code, Machine On)
+    : Ctx(Ctx), Code(Code), On(On), Cfgs(Ctx) {}
+
+int DeviceFlow::takenArm(const Expr *Cond) const {
+  int Polarity = api::availabilityPolarity(Cond);
+  if (Polarity == 0)
+    return 0;
+  int Available = On == Machine::WithGpu ? +1 : -1;
+  return Polarity == Available ? +1 : -1;
+}
 
 DeviceFlow::~DeviceFlow() = default;
 
@@ -343,6 +351,11 @@ const FunctionDecl *DeviceFlow::enclosingFunction(const Stmt *S) {
   return nullptr;
 }
 
+bool DeviceFlow::inTemplatePattern(const Stmt *S) {
+  const FunctionDecl *FD = S ? enclosingFunction(S) : nullptr;
+  return FD && FD->isDependentContext();
+}
+
 //===----------------------------------------------------------------------===//
 // Running the analysis
 //===----------------------------------------------------------------------===//
@@ -431,8 +444,9 @@ void DeviceFlow::run(Analysis &A) {
       const CFGBlock *Next = Succ.getReachableBlock();
       if (!Next)
         continue;
-      // The analysis describes a machine with a GPU.
-      if (A.Cfg->edgeAvailability(*Block, SuccIndex) < 0)
+      // An edge taken only with CUDA, or only without, on the other machine.
+      int Edge = A.Cfg->edgeAvailability(*Block, SuccIndex);
+      if (Edge != 0 && Edge != (On == Machine::WithGpu ? +1 : -1))
         continue;
       if (mergeState(A.Entry[Next->getBlockID()], S) &&
           !Queued[Next->getBlockID()]) {
@@ -613,7 +627,23 @@ void DeviceFlow::applyCalleeEffects(Analysis &A, State &S,
 // Evaluating expressions
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Bounds the recursion of expression evaluation, whatever the input.
+class EvalDepth {
+public:
+  explicit EvalDepth(unsigned &Depth) : Depth(Depth) { ++Depth; }
+  ~EvalDepth() { --Depth; }
+  bool exceeded() const { return Depth > 256; }
+
+private:
+  unsigned &Depth;
+};
+} // namespace
+
 FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
+  EvalDepth Guard(EvalNesting);
+  if (Guard.exceeded())
+    return unknown();
   E = api::ignoreWrappers(E);
   if (!E)
     return unknown();
@@ -630,10 +660,10 @@ FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
   if (api::isTensorOptions(E->getType()))
     return evalOptions(A, S, E);
   if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
-    int Polarity = api::availabilityPolarity(Cond->getCond());
-    if (Polarity > 0)
+    int Arm = takenArm(Cond->getCond());
+    if (Arm > 0)
       return evalDevice(A, S, Cond->getTrueExpr());
-    if (Polarity < 0)
+    if (Arm < 0)
       return evalDevice(A, S, Cond->getFalseExpr());
     FactSet Result = evalDevice(A, S, Cond->getTrueExpr());
     mergeFacts(Result, evalDevice(A, S, Cond->getFalseExpr()));
@@ -647,8 +677,17 @@ FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
     sortFacts(Facts);
     return Facts;
   }
-  if (isa<MemberExpr>(E))
-    return eval(A, S, E);
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    // A device kept in a member: this->device_.
+    if (!isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      return unknown();
+    FactSet Facts = evalDeclRef(A, S, Member->getMemberDecl());
+    for (DeviceFact &F : Facts)
+      if (F.isKnown() && !F.Symbol)
+        F.Symbol = Member->getMemberDecl();
+    sortFacts(Facts);
+    return Facts;
+  }
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
     // Device(device_type_variable[, index]), optional<Device>(device).
     if (Construct->getNumArgs() >= 1 &&
@@ -675,6 +714,9 @@ FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
 }
 
 FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
+  EvalDepth Guard(EvalNesting);
+  if (Guard.exceeded())
+    return unknown();
   E = api::ignoreWrappers(E);
   if (!E)
     return unknown();
@@ -696,10 +738,10 @@ FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
     return DefaultOptions(); // TensorOptions(kFloat), TensorOptions(kStrided)
   }
   if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
-    int Polarity = api::availabilityPolarity(Cond->getCond());
-    if (Polarity > 0)
+    int Arm = takenArm(Cond->getCond());
+    if (Arm > 0)
       return evalOptions(A, S, Cond->getTrueExpr());
-    if (Polarity < 0)
+    if (Arm < 0)
       return evalOptions(A, S, Cond->getFalseExpr());
     FactSet Result = evalOptions(A, S, Cond->getTrueExpr());
     mergeFacts(Result, evalOptions(A, S, Cond->getFalseExpr()));
@@ -760,6 +802,9 @@ FactSet DeviceFlow::evalDeclRef(Analysis &A, const State &S,
 }
 
 FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
+  EvalDepth Guard(EvalNesting);
+  if (Guard.exceeded())
+    return unknown();
   E = api::ignoreWrappers(E);
   if (!E)
     return unknown();
@@ -773,10 +818,10 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     return FactSet();
 
   if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
-    int Polarity = api::availabilityPolarity(Cond->getCond());
-    if (Polarity > 0)
+    int Arm = takenArm(Cond->getCond());
+    if (Arm > 0)
       return eval(A, S, Cond->getTrueExpr());
-    if (Polarity < 0)
+    if (Arm < 0)
       return eval(A, S, Cond->getFalseExpr());
     FactSet Result = eval(A, S, Cond->getTrueExpr());
     mergeFacts(Result, eval(A, S, Cond->getFalseExpr()));
@@ -936,9 +981,9 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S, const CallExpr *Call) 
     return Result;
   };
   auto OptionsArgument = [&]() -> const Expr * {
-    for (const Expr *Arg : llvm::reverse(Call->arguments()))
-      if (api::isDeviceLike(Arg->getType()))
-        return Arg;
+    for (unsigned I = Call->getNumArgs(); I > 0; --I)
+      if (api::isDeviceLike(Call->getArg(I - 1)->getType()))
+        return Call->getArg(I - 1);
     return nullptr;
   };
 
@@ -1133,7 +1178,8 @@ FactSet DeviceFlow::capturedFacts(const FunctionDecl *Lambda,
 
 FactSet DeviceFlow::devicesOf(const Expr *E) {
   const FunctionDecl *FD = E ? enclosingFunction(E) : nullptr;
-  if (!FD || !Code.isAnalyzed(FD->getLocation(), Ctx.getSourceManager()))
+  if (!FD || !Code.isAnalyzed(FD->getLocation(), Ctx.getSourceManager()) ||
+      !functionReachable(FD))
     return FactSet();
   Analysis *A = standalone(FD);
   if (!A)
@@ -1144,9 +1190,39 @@ FactSet DeviceFlow::devicesOf(const Expr *E) {
   return eval(*A, *At, E);
 }
 
-bool DeviceFlow::reachableWithGpu(const Stmt *S) {
+bool DeviceFlow::functionReachable(const FunctionDecl *FD) {
+  FD = definitionOf(FD);
+  if (!FD)
+    return true;
+  auto [It, Inserted] = Reachable.try_emplace(FD, true);
+  if (!Inserted)
+    return It->second; // true while in progress: recursion is no evidence
+  bool Result = true;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(FD);
+      Method && Method->getParent()->isLambda()) {
+    if (std::optional<CallSite> Origin = lambdaOrigin(FD))
+      Result = !Origin->Caller || reachable(Origin->Call);
+  } else if (std::optional<llvm::ArrayRef<CallSite>> Sites = callSites(FD);
+             Sites && !Sites->empty()) {
+    // Called from somewhere known: reachable when one of its calls is.
+    Result = false;
+    for (const CallSite &Site : *Sites)
+      if (!Site.Caller || reachable(Site.Call)) {
+        Result = true;
+        break;
+      }
+  }
+  Reachable[FD] = Result;
+  return Result;
+}
+
+bool DeviceFlow::reachable(const Stmt *S) {
   const FunctionDecl *FD = S ? enclosingFunction(S) : nullptr;
-  Analysis *A = FD ? standalone(FD) : nullptr;
+  if (!FD)
+    return true; // not in a function: a global initialiser always runs
+  if (!functionReachable(FD))
+    return false;
+  Analysis *A = standalone(FD);
   if (!A)
     return true;
   std::optional<FunctionCfg::Place> Place = A->Cfg->placeOf(S, Ctx);

@@ -8,12 +8,13 @@
 // a reference) and through class members (a model moved in a constructor and
 // used in a method).
 //
-// The analysis describes a run on a machine where a GPU is present: a branch
-// on torch::cuda::is_available() takes its "available" side. That is where a
+// The analysis describes a run on one kind of machine. With a GPU, a branch on
+// torch::cuda::is_available() takes its "available" side: that is where a
 // device mismatch costs, and it makes `is_available() ? kCUDA : kCPU` simply
-// the GPU. Values read from the same device variable stay correlated through
-// their symbol, so `model->to(device)` and `x.to(device)` agree whatever
-// `device` holds.
+// the GPU. Without a GPU it takes the other side: what still reaches CUDA
+// there aborts. Values read from the same device variable stay correlated
+// through their symbol, so `model->to(device)` and `x.to(device)` agree
+// whatever `device` holds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,25 +95,33 @@ using FactSet = llvm::SmallVector<DeviceFact, 2>;
 /// devices and the two facts are not read from the same device variable.
 bool mayDiffer(const DeviceFact &A, const DeviceFact &B);
 
+/// The machine a run of the program is imagined on.
+enum class Machine { WithGpu, WithoutGpu };
+
 class DeviceFlow {
 public:
-  DeviceFlow(clang::ASTContext &Ctx, const UserCode &Code);
+  DeviceFlow(clang::ASTContext &Ctx, const UserCode &Code, Machine On);
   ~DeviceFlow();
 
   clang::ASTContext &astContext() const { return Ctx; }
+  Machine machine() const { return On; }
 
   /// The devices the tensor, module or device expression E may be on when it
   /// is evaluated, in its enclosing function. Empty when E is unreachable
   /// with a GPU present or not in a user function.
   FactSet devicesOf(const clang::Expr *E);
 
-  /// False when S only runs on a machine without a GPU (the CPU branch of an
-  /// availability check) or is dead code.
-  bool reachableWithGpu(const clang::Stmt *S);
+  /// False when S does not run on this machine: the other branch of an
+  /// availability check, a function only called from there, dead code.
+  bool reachable(const clang::Stmt *S);
 
   /// The user function whose body holds S (a lambda's call operator for a
   /// statement in a lambda), or null.
   const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S);
+
+  /// S is in the pattern of a template: its instantiations are analyzed
+  /// instead, where types and callers are known.
+  bool inTemplatePattern(const clang::Stmt *S);
 
   FunctionCfgCache &cfgs() { return Cfgs; }
 
@@ -137,6 +146,10 @@ private:
   Analysis *standalone(const clang::FunctionDecl *FD);
   Analysis *analyze(const clang::FunctionDecl *FD, const Bindings &Params);
   void run(Analysis &A);
+  /// Which arm of a condition runs on this machine: +1 the true one, -1 the
+  /// false one, 0 either.
+  int takenArm(const clang::Expr *Cond) const;
+  bool functionReachable(const clang::FunctionDecl *FD);
   static bool mergeState(std::optional<State> &Into, const State &From);
   void transfer(Analysis &A, State &S, const clang::CFGElement &Element);
   std::optional<State> stateBefore(Analysis &A, const clang::Stmt *S);
@@ -164,6 +177,7 @@ private:
 
   clang::ASTContext &Ctx;
   const UserCode &Code;
+  Machine On;
   FunctionCfgCache Cfgs;
 
   bool Indexed = false;
@@ -179,7 +193,9 @@ private:
   llvm::DenseSet<const clang::FieldDecl *> FieldsInProgress;
   llvm::DenseMap<const clang::ParmVarDecl *, FactSet> Params;
   llvm::DenseSet<const clang::FunctionDecl *> StandaloneInProgress;
+  llvm::DenseMap<const clang::FunctionDecl *, bool> Reachable;
   unsigned Depth = 0;
+  unsigned EvalNesting = 0;
 };
 
 } // namespace torchlint

@@ -69,17 +69,14 @@ bool hasKnown(const FactSet &Facts) {
 
 void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
-      cxxOperatorCallExpr(hasOverloadedOperatorName("()"), isModuleCallExpr(),
-                          unless(isInTemplateInstantiation()))
+      cxxOperatorCallExpr(hasOverloadedOperatorName("()"), isModuleCallExpr())
           .bind("module-call"),
       this);
   Finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))),
-                                       isModuleCallExpr(),
-                                       unless(isInTemplateInstantiation()))
+                                       isModuleCallExpr())
                          .bind("module-call"),
                      this);
-  Finder->addMatcher(callExpr(callee(functionDecl(isLossFunctionDecl())),
-                              unless(isInTemplateInstantiation()))
+  Finder->addMatcher(callExpr(callee(functionDecl(isLossFunctionDecl())))
                          .bind("loss"),
                      this);
   Finder->addMatcher(
@@ -87,13 +84,16 @@ void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
           hasAnyOverloadedOperatorName("+", "-", "*", "/", "+=", "-=", "*=",
                                        "/="),
           argumentCountIs(2), hasArgument(0, isTensorExpr()),
-          hasArgument(1, isTensorExpr()), unless(isInTemplateInstantiation()))
+          hasArgument(1, isTensorExpr()))
           .bind("arithmetic"),
       this);
 }
 
 void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
+  for (const auto &[Id, Node] : Result.Nodes.getMap())
+    if (context().deviceFlow(Ctx).inTemplatePattern(Node.get<Stmt>()))
+      return;
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
     const Expr *Module = api::calledModule(Call);
     llvm::SmallVector<const Expr *, 2> Inputs;
@@ -135,22 +135,23 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
 
 void DeviceMismatchCheck::offerMove(FindingBuilder &Finding, const Expr *Input,
                                     const FactSet &Target, DeviceFlow &Flow) {
-  // One device expression, written the same way on every path, and visible
-  // where the input is used.
-  const Expr *Device = nullptr;
+  // One device, written the same way on every path and visible where the
+  // input is used: the expression the module was moved with, or the device
+  // variable it was read from when that expression is out of scope.
   std::string DeviceText;
   for (const DeviceFact &F : Target) {
     if (!F.isKnown())
       continue;
-    if (!F.DeviceExpr)
+    std::string Text;
+    if (F.DeviceExpr && isUsableAt(F.DeviceExpr, Input, Flow))
+      Text = api::sourceText(F.DeviceExpr, Flow.astContext());
+    else if (F.Symbol && isUsableAt(F.Symbol, Input, Flow))
+      Text = F.Symbol->getNameAsString();
+    if (Text.empty() || (!DeviceText.empty() && Text != DeviceText))
       return;
-    std::string Text = api::sourceText(F.DeviceExpr, Flow.astContext());
-    if (Text.empty() || (Device && Text != DeviceText))
-      return;
-    Device = F.DeviceExpr;
     DeviceText = Text;
   }
-  if (!Device || !isUsableAt(Device, Input, Flow))
+  if (DeviceText.empty())
     return;
   if (Input->getBeginLoc().isMacroID() || Input->getEndLoc().isMacroID())
     return;
@@ -237,7 +238,9 @@ void DeviceMismatchCheck::checkOperands(const Expr *Operation,
     auto [A, B] = *Pair;
     bool AIsOutput = A.How == Provenance::ModuleOutput;
     bool BIsOutput = B.How == Provenance::ModuleOutput;
-    if (RequireModuleOutput && !AIsOutput && !BIsOutput)
+    if (RequireModuleOutput &&
+        ((!AIsOutput && !BIsOutput) || api::isScalarTensor(Operands[0]) ||
+         api::isScalarTensor(Other)))
       continue;
     // Blame the operand that is not the model's output: the target.
     const Expr *Blamed = Other;

@@ -71,37 +71,36 @@ const DeclContext *owningFunction(const Decl *D) {
   return DC;
 }
 
+bool declUsable(const ValueDecl *D, bool ThroughThis, const Expr *Site,
+                const FunctionDecl *SiteFunction, const ASTContext &Ctx) {
+  if (const auto *Field = dyn_cast<FieldDecl>(D)) {
+    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(SiteFunction);
+    return ThroughThis && Method &&
+           Method->getParent()->getCanonicalDecl() ==
+               cast<CXXRecordDecl>(Field->getParent())->getCanonicalDecl();
+  }
+  const auto *Var = dyn_cast<VarDecl>(D);
+  if (!Var || !Var->isLocalVarDeclOrParm())
+    return true; // globals, functions, enumerators
+  const auto *Owner = dyn_cast_or_null<FunctionDecl>(owningFunction(Var));
+  if (!Owner || !SiteFunction ||
+      Owner->getCanonicalDecl() != SiteFunction->getCanonicalDecl())
+    return false;
+  // Declared before the site, in the same function.
+  return Ctx.getSourceManager().isBeforeInTranslationUnit(Var->getLocation(),
+                                                         Site->getBeginLoc());
+}
+
 bool usable(const Stmt *S, const Expr *Site, const FunctionDecl *SiteFunction,
             const ASTContext &Ctx) {
   if (!S)
     return true;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
-    const ValueDecl *D = Ref->getDecl();
-    if (const auto *Var = dyn_cast<VarDecl>(D)) {
-      if (!Var->isLocalVarDeclOrParm())
-        return true;
-      const DeclContext *Owner = owningFunction(Var);
-      const auto *OwnerFunction = dyn_cast_or_null<FunctionDecl>(Owner);
-      if (!OwnerFunction || !SiteFunction ||
-          OwnerFunction->getCanonicalDecl() != SiteFunction->getCanonicalDecl())
-        return false;
-      // Declared before the site, in the same function.
-      return Ctx.getSourceManager().isBeforeInTranslationUnit(
-          Var->getLocation(), Site->getBeginLoc());
-    }
-    return true; // functions, enumerators
-  }
-  if (const auto *Member = dyn_cast<MemberExpr>(S)) {
-    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts())) {
-      const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
-      const auto *Method = dyn_cast_or_null<CXXMethodDecl>(SiteFunction);
-      if (!Field || !Method ||
-          Method->getParent()->getCanonicalDecl() !=
-              cast<CXXRecordDecl>(Field->getParent())->getCanonicalDecl())
-        return false;
-      return true;
-    }
-  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    return declUsable(Ref->getDecl(), false, Site, SiteFunction, Ctx);
+  if (const auto *Member = dyn_cast<MemberExpr>(S))
+    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      return declUsable(Member->getMemberDecl(), true, Site, SiteFunction,
+                        Ctx);
   for (const Stmt *Child : S->children())
     if (!usable(Child, Site, SiteFunction, Ctx))
       return false;
@@ -115,6 +114,12 @@ bool isUsableAt(const Expr *E, const Expr *Site, DeviceFlow &Flow) {
   if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())
     return false;
   return usable(E, Site, Flow.enclosingFunction(Site), Flow.astContext());
+}
+
+bool isUsableAt(const ValueDecl *D, const Expr *Site, DeviceFlow &Flow) {
+  return D && Site &&
+         declUsable(D, /*ThroughThis=*/false, Site,
+                    Flow.enclosingFunction(Site), Flow.astContext());
 }
 
 bool needsParensForMember(const Expr *E) {

@@ -35,6 +35,10 @@ std::string explainFact(const DeviceFact &F, llvm::StringRef Name,
 bool isUsableAt(const clang::Expr *E, const clang::Expr *Site,
                 DeviceFlow &Flow);
 
+/// True when the variable D can be named as is at Site.
+bool isUsableAt(const clang::ValueDecl *D, const clang::Expr *Site,
+                DeviceFlow &Flow);
+
 /// True when `.to(...)` cannot be appended to E as written (`a + b`).
 bool needsParensForMember(const clang::Expr *E);
 

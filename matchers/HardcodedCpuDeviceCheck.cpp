@@ -28,7 +28,6 @@ const RuleInfo HardcodedCpuDeviceCheck::Info = {
 };
 
 namespace {
-AST_MATCHER(CXXMethodDecl, isModuleToMethod) { return api::isModuleTo(&Node); }
 AST_MATCHER(Expr, isModuleCallExpr) { return api::isModuleCall(&Node); }
 
 bool allCpu(const FactSet &Facts) {
@@ -70,15 +69,12 @@ const VarDecl *declaredDevice(const Expr *Literal, ASTContext &Ctx) {
 } // namespace
 
 void HardcodedCpuDeviceCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(isModuleToMethod())),
-                        unless(isInTemplateInstantiation()))
-          .bind("module-to"),
-      this);
+  // A placement matters where the module runs: moving a model to the CPU to
+  // save it after training is not reported.
   Finder->addMatcher(
       expr(anyOf(cxxOperatorCallExpr(hasOverloadedOperatorName("()")),
                  cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))))),
-           isModuleCallExpr(), unless(isInTemplateInstantiation()))
+           isModuleCallExpr())
           .bind("module-call"),
       this);
 }
@@ -86,21 +82,18 @@ void HardcodedCpuDeviceCheck::registerMatchers(MatchFinder *Finder) {
 void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   DeviceFlow &Flow = context().deviceFlow(Ctx);
-  if (const auto *To = Result.Nodes.getNodeAs<CXXMemberCallExpr>("module-to")) {
-    if (To->getNumArgs() < 1 || !api::isDeviceLike(To->getArg(0)->getType()))
-      return;
-    reportPlacement(Flow.devicesOf(To->getArg(0)), To,
-                    api::withoutArrow(To->getImplicitObjectArgument()),
-                    /*IsModule=*/true, Ctx);
-    return;
-  }
   const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call");
+  if (Flow.inTemplatePattern(Call))
+    return;
   const Expr *Module = api::calledModule(Call);
   if (api::isLossModule(api::moduleClassOf(Module->getType())))
     return;
+  FactSet ModuleFacts = Flow.devicesOf(Module);
+  reportPlacement(ModuleFacts, Call, Module, /*IsModule=*/true, Ctx);
+
   // With the module on an accelerator, a CPU input is a device mismatch, and
   // torch-device-mismatch says so.
-  for (const DeviceFact &F : Flow.devicesOf(Module))
+  for (const DeviceFact &F : ModuleFacts)
     if (F.isKnown() && F.Kind != api::DeviceKind::CPU)
       return;
   llvm::SmallVector<const Expr *, 2> Inputs;
@@ -118,7 +111,7 @@ void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void HardcodedCpuDeviceCheck::reportPlacement(const FactSet &Placement,
-                                              const Expr *PlacedAt,
+                                              const Expr *Call,
                                               const Expr *Placed, bool IsModule,
                                               ASTContext &Ctx) {
   if (!allCpu(Placement))
@@ -126,19 +119,22 @@ void HardcodedCpuDeviceCheck::reportPlacement(const FactSet &Placement,
   for (const DeviceFact &F : Placement) {
     if (!F.isKnown() || !Reported.insert(F.Literal).second)
       continue;
-    std::string Name = quoted(Placed, Ctx, IsModule ? "the module" : "the input");
+    std::string Name =
+        quoted(Placed, Ctx, IsModule ? "the module" : "the input");
     std::string Message =
         (IsModule ? "module " : "input ") + Name +
-        " is placed on a hard-coded CPU device; training never uses a GPU, "
-        "even on a machine that has one";
+        " is placed on a hard-coded CPU device; it runs on the CPU even on a "
+        "machine with a GPU";
     FindingBuilder Finding = report(Ctx, F.Literal->getSourceRange(), Message);
-    Finding.note(PlacedAt->getSourceRange(),
-                 IsModule ? Name + " is moved to that device here"
-                          : Name + " is passed to a module here");
+    if (F.Origin && F.Origin != F.Literal)
+      Finding.note(F.originRange(), explainFact(F, Name, Ctx));
+    Finding.note(Call->getSourceRange(),
+                 IsModule ? Name + " runs here" : Name + " is passed here");
     Finding.flowStep(F.Literal->getSourceRange(), "the CPU is written here");
-    Finding.flowStep(PlacedAt->getSourceRange(),
-                     IsModule ? Name + " is placed on it here"
-                              : Name + " is used on it here");
+    if (F.Origin && F.Origin != F.Literal)
+      Finding.flowStep(F.originRange(), explainFact(F, Name, Ctx));
+    Finding.flowStep(Call->getSourceRange(),
+                     IsModule ? Name + " runs here" : Name + " is used here");
     offerAvailabilityCheck(Finding, F.Literal, Ctx);
     nlohmann::json Recipe{{"scenario", "cpu-vs-gpu"}};
     if (IsModule)

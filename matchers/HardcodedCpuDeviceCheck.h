@@ -1,7 +1,7 @@
 //===--- HardcodedCpuDeviceCheck.h - torch-hardcoded-cpu-device -*- C++ -*-===//
 //
-// A module, or the tensors it trains on, placed on a device that is written
-// out as the CPU: training never uses a GPU, even where one is available.
+// A module, or the tensors it runs on, placed on a device that is written out
+// as the CPU on every path: it never uses a GPU, even where one is available.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +26,7 @@ public:
 
 private:
   /// Reports the CPU literal behind a placement, once per literal.
-  void reportPlacement(const FactSet &Placement, const clang::Expr *PlacedAt,
+  void reportPlacement(const FactSet &Placement, const clang::Expr *Call,
                        const clang::Expr *Placed, bool IsModule,
                        clang::ASTContext &Ctx);
   void offerAvailabilityCheck(FindingBuilder &Finding,

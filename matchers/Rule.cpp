@@ -1,6 +1,5 @@
 #include "Rule.h"
 
-#include "CudaGuards.h"
 #include "DeviceFlow.h"
 
 #include "clang/AST/ASTContext.h"
@@ -27,15 +26,15 @@ std::optional<std::string> AnalysisContext::option(llvm::StringRef Key) const {
 }
 
 DeviceFlow &AnalysisContext::deviceFlow(ASTContext &Ctx) {
-  if (!Flow || &Flow->astContext() != &Ctx)
-    Flow = std::make_unique<DeviceFlow>(Ctx, Code);
-  return *Flow;
+  if (!WithGpu || &WithGpu->astContext() != &Ctx)
+    WithGpu = std::make_unique<DeviceFlow>(Ctx, Code, Machine::WithGpu);
+  return *WithGpu;
 }
 
-CudaGuards &AnalysisContext::cudaGuards(ASTContext &Ctx) {
-  if (!Guards || &Guards->astContext() != &Ctx)
-    Guards = std::make_unique<CudaGuards>(Ctx, deviceFlow(Ctx));
-  return *Guards;
+DeviceFlow &AnalysisContext::deviceFlowWithoutGpu(ASTContext &Ctx) {
+  if (!WithoutGpu || &WithoutGpu->astContext() != &Ctx)
+    WithoutGpu = std::make_unique<DeviceFlow>(Ctx, Code, Machine::WithoutGpu);
+  return *WithoutGpu;
 }
 
 namespace {

@@ -31,7 +31,6 @@ class ASTContext;
 namespace torchlint {
 
 class DeviceFlow;
-class CudaGuards;
 
 /// Static description of a rule; also the source of --list-checks and of the
 /// SARIF rule metadata.
@@ -71,15 +70,17 @@ public:
   FindingSink &sink() { return Sink; }
   std::optional<std::string> option(llvm::StringRef Key) const;
 
+  /// The device flow of a run on a machine with a GPU.
   DeviceFlow &deviceFlow(clang::ASTContext &Ctx);
-  CudaGuards &cudaGuards(clang::ASTContext &Ctx);
+  /// The device flow of a run on a machine without one.
+  DeviceFlow &deviceFlowWithoutGpu(clang::ASTContext &Ctx);
 
 private:
   const UserCode &Code;
   FindingSink &Sink;
   const RuleOptions *Options;
-  std::unique_ptr<DeviceFlow> Flow;
-  std::unique_ptr<CudaGuards> Guards;
+  std::unique_ptr<DeviceFlow> WithGpu;
+  std::unique_ptr<DeviceFlow> WithoutGpu;
 };
 
 /// Builds one finding from clang locations and hands it to the sink when it

@@ -399,6 +399,41 @@ std::optional<DeviceLiteral> asDeviceLiteral(const Expr *E) {
   return std::nullopt;
 }
 
+bool isScalarTensor(const Expr *E) {
+  E = ignoreWrappers(E);
+  auto ExplicitArgs = [](const CallExpr *Call) {
+    unsigned N = 0;
+    for (const Expr *Arg : Call->arguments())
+      if (!isa<CXXDefaultArgExpr>(Arg))
+        ++N;
+    return N;
+  };
+  if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (!isTensorMethod(MD))
+      return false;
+    llvm::StringRef Name = MD->getName();
+    bool Reduction = llvm::StringSwitch<bool>(Name)
+                         .Cases("sum", "mean", "max", "min", "norm", true)
+                         .Cases("prod", "std", "var", "amax", "amin", true)
+                         .Cases("median", "nansum", "nanmean", "all", "any", true)
+                         .Default(false);
+    if (Reduction)
+      return ExplicitArgs(Member) == 0;
+    return false;
+  }
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(E)) {
+    llvm::StringRef Name = torchFunctionName(Call->getDirectCallee());
+    if (Name == "scalar_tensor")
+      return true;
+    if (Name == "tensor" && Call->getNumArgs() >= 1) {
+      QualType T = bareType(Call->getArg(0)->getType());
+      return !T.isNull() && T->isArithmeticType();
+    }
+  }
+  return false;
+}
+
 static const FunctionDecl *directCallee(const Expr *E) {
   E = ignoreWrappers(E);
   if (const auto *Call = dyn_cast_or_null<CallExpr>(E))

@@ -83,6 +83,11 @@ const clang::Expr *calledModule(const clang::Expr *Call);
 
 std::optional<DeviceLiteral> asDeviceLiteral(const clang::Expr *E);
 
+/// A zero-dimensional tensor as written: a full reduction (x.sum(),
+/// x.mean()), torch::tensor(3.0), torch::scalar_tensor(1). PyTorch lets a CPU
+/// scalar tensor meet a GPU tensor in arithmetic.
+bool isScalarTensor(const clang::Expr *E);
+
 /// Whether a condition tests for a usable CUDA device:
 /// +1 when the condition holds exactly when CUDA is available
 /// (torch::cuda::is_available(), device_count() > 0, a bool initialised from

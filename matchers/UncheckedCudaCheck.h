@@ -2,7 +2,9 @@
 //
 // torch::kCUDA, torch::Device("cuda") or .cuda() reached without checking
 // torch::cuda::is_available() first: on a machine without a usable GPU, or
-// with a CPU-only libtorch, the program aborts there.
+// with a CPU-only libtorch, the program aborts there. Naming CUDA costs
+// nothing; using it to move or allocate does, so the rule follows each CUDA
+// device to where it is used, on a machine without a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +26,7 @@ public:
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  /// A device literal can be matched through several enclosing expressions.
+  /// One finding per literal, however many uses it reaches.
   llvm::DenseSet<const clang::Expr *> Reported;
 };
 
