@@ -88,14 +88,6 @@ void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   const Expr *Module = api::calledModule(Call);
   if (api::isLossModule(api::moduleClassOf(Module->getType())))
     return;
-  FactSet ModuleFacts = Flow.devicesOf(Module);
-  reportPlacement(ModuleFacts, Call, Module, /*IsModule=*/true, Ctx);
-
-  // With the module on an accelerator, a CPU input is a device mismatch, and
-  // torch-device-mismatch says so.
-  for (const DeviceFact &F : ModuleFacts)
-    if (F.isKnown() && F.Kind != api::DeviceKind::CPU)
-      return;
   llvm::SmallVector<const Expr *, 2> Inputs;
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
     for (unsigned I = 1; I < Op->getNumArgs(); ++I)
@@ -104,18 +96,29 @@ void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     for (const Expr *Arg : cast<CXXMemberCallExpr>(Call)->arguments())
       Inputs.push_back(Arg);
   }
+  llvm::erase_if(Inputs, [](const Expr *E) {
+    return !api::isTensor(E->getType()) || isa<CXXDefaultArgExpr>(E);
+  });
+
+  FactSet ModuleFacts = Flow.devicesOf(Module);
+  reportPlacement(ModuleFacts, Call, Module, Inputs, Ctx);
+
+  // With the module on an accelerator, a CPU input is a device mismatch, and
+  // torch-device-mismatch says so.
+  for (const DeviceFact &F : ModuleFacts)
+    if (F.isKnown() && F.Kind != api::DeviceKind::CPU)
+      return;
   for (const Expr *Input : Inputs)
-    if (api::isTensor(Input->getType()) && !isa<CXXDefaultArgExpr>(Input))
-      reportPlacement(Flow.devicesOf(Input), Call, Input, /*IsModule=*/false,
-                      Ctx);
+    reportPlacement(Flow.devicesOf(Input), Call, Input, {}, Ctx);
 }
 
-void HardcodedCpuDeviceCheck::reportPlacement(const FactSet &Placement,
-                                              const Expr *Call,
-                                              const Expr *Placed, bool IsModule,
-                                              ASTContext &Ctx) {
+void HardcodedCpuDeviceCheck::reportPlacement(
+    const FactSet &Placement, const Expr *Call, const Expr *Placed,
+    llvm::ArrayRef<const Expr *> ModuleInputs, ASTContext &Ctx) {
   if (!allCpu(Placement))
     return;
+  bool IsModule = Placed == api::calledModule(Call);
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
   for (const DeviceFact &F : Placement) {
     if (!F.isKnown() || !Reported.insert(F.Literal).second)
       continue;
@@ -135,7 +138,29 @@ void HardcodedCpuDeviceCheck::reportPlacement(const FactSet &Placement,
       Finding.flowStep(F.originRange(), explainFact(F, Name, Ctx));
     Finding.flowStep(Call->getSourceRange(),
                      IsModule ? Name + " runs here" : Name + " is used here");
-    offerAvailabilityCheck(Finding, F.Literal, Ctx);
+
+    // Choosing the device by availability only helps when the inputs follow
+    // the same variable; otherwise it turns a slow program into a failing
+    // one, and the inputs are pointed out instead.
+    const VarDecl *Declared = IsModule ? declaredDevice(F.Literal, Ctx) : nullptr;
+    bool InputsFollow = Declared != nullptr;
+    for (const Expr *Input : ModuleInputs) {
+      FactSet InputFacts = Flow.devicesOf(Input);
+      bool Follows = !InputFacts.empty();
+      for (const DeviceFact &I : InputFacts)
+        if (!I.isKnown() || I.Symbol != Declared)
+          Follows = false;
+      if (!Follows && Declared) {
+        InputsFollow = false;
+        Finding.note(Input->getSourceRange(),
+                     quoted(Input, Ctx, "this input") +
+                         " is not moved with '" + Declared->getName().str() +
+                         "'; move it too before choosing the GPU");
+      }
+    }
+    if (InputsFollow)
+      offerAvailabilityCheck(Finding, F.Literal, Ctx);
+
     nlohmann::json Recipe{{"scenario", "cpu-vs-gpu"}};
     if (IsModule)
       Recipe["module"] = recipe::describeModule(Placed, nullptr, Ctx);
@@ -148,10 +173,6 @@ void HardcodedCpuDeviceCheck::reportPlacement(const FactSet &Placement,
 void HardcodedCpuDeviceCheck::offerAvailabilityCheck(FindingBuilder &Finding,
                                                      const Expr *Literal,
                                                      ASTContext &Ctx) {
-  // Only where the device is declared once: every use of the variable then
-  // follows the fix, the inputs moved with it included.
-  if (!declaredDevice(Literal, Ctx))
-    return;
   const Expr *Bare = api::ignoreWrappers(Literal);
   if (!isa<DeclRefExpr>(Bare) && !isa<StringLiteral>(Bare))
     return;

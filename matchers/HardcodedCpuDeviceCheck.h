@@ -25,9 +25,12 @@ public:
   void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  /// Reports the CPU literal behind a placement, once per literal.
+  /// Reports the CPU literal behind the placement of Placed (the called
+  /// module, or one of its inputs), once per literal. ModuleInputs are the
+  /// inputs of the call when Placed is the module.
   void reportPlacement(const FactSet &Placement, const clang::Expr *Call,
-                       const clang::Expr *Placed, bool IsModule,
+                       const clang::Expr *Placed,
+                       llvm::ArrayRef<const clang::Expr *> ModuleInputs,
                        clang::ASTContext &Ctx);
   void offerAvailabilityCheck(FindingBuilder &Finding,
                               const clang::Expr *Literal,

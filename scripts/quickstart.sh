@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The first command of the README: installs what is missing, builds torchlint,
+# exports the compilation database of the bundled test-inputs/ project with
+# CMake, and analyzes it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${TORCHLINT_BUILD_DIR:-$root/build}
+
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh"
+
+echo "quickstart: exporting the compilation database of test-inputs/"
+cmake -S "$root/test-inputs" -B "$build/test-inputs" \
+  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+
+echo "quickstart: $build/bin/torchlint $build/test-inputs/compile_commands.json"
+status=0
+"$build/bin/torchlint" "$build/test-inputs/compile_commands.json" || status=$?
+# test-inputs/ is full of deliberate mistakes: findings (1) are the point.
+if ((status > 1)); then
+  echo "quickstart: torchlint could not analyze the project (exit $status)" >&2
+  exit "$status"
+fi
+echo "quickstart: done; every finding above is annotated in test-inputs/*.cpp"

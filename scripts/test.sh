@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The second command of the README: every test. Installs and builds first if
+# needed, so that it also works on a fresh machine.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${TORCHLINT_BUILD_DIR:-$root/build}
+
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh"
+ctest --test-dir "$build" --output-on-failure

@@ -1,0 +1,261 @@
+// torch-device-mismatch across functions, members, branches and lambdas: the
+// device flow follows values through helpers, constructors and call sites.
+#include <torch/torch.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() { fc = register_module("fc", torch::nn::Linear(784, 10)); }
+  torch::Tensor forward(const torch::Tensor &x) { return fc->forward(x); }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Net);
+
+torch::Device pick_device() {
+  return torch::cuda::is_available() ? torch::Device(torch::kCUDA)
+                                     : torch::Device(torch::kCPU);
+}
+
+auto make_loader() {
+  return torch::data::make_data_loader(
+      torch::data::datasets::MNIST("data").map(
+          torch::data::transforms::Stack<>()),
+      torch::data::DataLoaderOptions().batch_size(64).workers(2));
+}
+
+// The model is moved by a helper that takes it by reference.
+void place_on(Net &model, const torch::Device &device) { model->to(device); }
+
+void model_moved_in_helper() {
+  torch::Device device = pick_device();
+  Net model;
+  place_on(model, device);
+  auto x = torch::randn({16, 784});
+  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch
+}
+
+// The model is moved in a constructor and kept as a member; a method feeds
+// it unmoved batches.
+class Trainer {
+public:
+  explicit Trainer(torch::Device device) : device_(device) {
+    model_->to(device_);
+  }
+  void fit() {
+    auto loader = make_loader();
+    for (auto &batch : *loader) {
+      auto output = model_->forward(batch.data.to(device_)); // expect: torch-device-mismatch
+      torch::nll_loss(output, batch.target.to(device_)).backward();
+    }
+  }
+
+private:
+  torch::Device device_;
+  Net model_;
+};
+
+void member_model() {
+  Trainer trainer(pick_device());
+  trainer.fit();
+}
+
+// The input is moved on one branch only.
+void input_moved_on_one_branch(bool augment) {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  auto x = torch::rand({8, 784});
+  if (augment)
+    x = x.to(device);
+  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch
+}
+
+// The inputs are moved while the module never is.
+void module_never_moved() {
+  torch::Device device = pick_device();
+  Net model;
+  auto x = torch::rand({8, 784}).to(device);
+  auto y = model->forward(x); // expect: torch-device-mismatch
+}
+
+// Host memory wrapped by from_blob goes into a model on the GPU.
+void host_buffer_into_gpu_model() {
+  if (!torch::cuda::is_available())
+    return;
+  torch::nn::Linear model(4, 2);
+  model->to(torch::kCUDA);
+  std::vector<float> values(4 * 8, 1.0f);
+  auto x = torch::from_blob(values.data(), {8, 4});
+  auto y = model(x.to(torch::kCUDA)); // expect: torch-device-mismatch
+}
+
+// A tensor loaded from disk lands on the CPU.
+void loaded_tensor_not_moved(const std::string &path) {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  torch::Tensor x;
+  torch::load(x, path);
+  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch
+}
+
+// A helper builds the batch on the CPU.
+torch::Tensor make_batch(int64_t n) { return torch::randn({n, 784}); }
+
+void helper_makes_cpu_batch() {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  auto y = model->forward(make_batch(32).to(device)); // expect: torch-device-mismatch
+}
+
+// A lambda captures the model on the GPU and is called with CPU tensors.
+void lambda_step() {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  auto step = [&](const torch::Tensor &x) { return model->forward(x); }; // expect: torch-device-mismatch
+  for (int i = 0; i < 10; ++i)
+    step(torch::randn({4, 784}));
+}
+
+// The model is held through a shared_ptr.
+void shared_ptr_module() {
+  torch::Device device = pick_device();
+  auto model = std::make_shared<NetImpl>();
+  model->to(device);
+  auto y = model->forward(torch::zeros({2, 784}).to(device)); // expect: torch-device-mismatch
+}
+
+// Correct: a helper that returns x.to(device).
+torch::Tensor to_device(const torch::Tensor &x, const torch::Device &device) {
+  return x.to(device);
+}
+
+void moved_through_helper() {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  auto y = model->forward(to_device(torch::randn({4, 784}), device));
+}
+
+// Correct: created on the device, moved without blocking, moved on both
+// branches.
+void created_or_moved_on_device(bool half) {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  auto a = torch::randn({4, 784}, torch::TensorOptions().device(device));
+  auto b = torch::rand({4, 784}).to(device, /*non_blocking=*/true);
+  torch::Tensor c = torch::rand({4, 784});
+  if (half)
+    c = c.to(device, torch::kFloat);
+  else
+    c = c.to(device);
+  auto out = model->forward(a) + model->forward(b) + model->forward(c);
+  auto target = torch::zeros_like(out);
+  torch::mse_loss(out, target).backward();
+}
+
+// Correct: the member model and the batches both go to the member device.
+class GoodTrainer {
+public:
+  explicit GoodTrainer(torch::Device device) : device_(device) {
+    model_->to(device_);
+  }
+  void fit() {
+    auto loader = make_loader();
+    for (auto &batch : *loader) {
+      auto output = model_->forward(batch.data.to(device_));
+      torch::nll_loss(output, batch.target.to(device_)).backward();
+    }
+  }
+
+private:
+  torch::Device device_;
+  Net model_;
+};
+
+// Correct: the examples' structure, a template train function given the
+// model, the device and the loader by its caller.
+template <typename DataLoader>
+void train_epoch(Net &model, torch::Device device, DataLoader &loader,
+                 torch::optim::Optimizer &optimizer) {
+  model->train();
+  for (auto &batch : loader) {
+    auto data = batch.data.to(device), targets = batch.target.to(device);
+    optimizer.zero_grad();
+    auto output = model->forward(data);
+    auto loss = torch::nll_loss(output, targets);
+    loss.backward();
+    optimizer.step();
+  }
+}
+
+void examples_structure() {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  GoodTrainer trainer(device);
+  trainer.fit();
+  auto loader = make_loader();
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  for (int epoch = 0; epoch < 3; ++epoch)
+    train_epoch(model, device, *loader, optimizer);
+}
+
+// Correct: a CPU-only program, and a dtype-only move that keeps the device.
+void cpu_only_program() {
+  Net model;
+  model->to(torch::kFloat64);
+  auto x = torch::rand({2, 784}, torch::kFloat64);
+  std::cout << model->forward(x) << "\n";
+}
+
+// Correct: nothing is known of the caller's tensors.
+torch::Tensor run_with(Net &model, const torch::Tensor &x) {
+  return model->forward(x);
+}
+
+// Correct: both moved inside the availability check.
+void moved_together_when_available() {
+  Net model;
+  auto x = torch::rand({2, 784});
+  if (torch::cuda::is_available()) {
+    model->to(torch::kCUDA);
+    x = x.to(torch::kCUDA);
+  }
+  auto y = model->forward(x);
+}
+
+// Correct: a lambda that moves what it is given.
+void lambda_moves_input() {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  auto step = [&](const torch::Tensor &x) {
+    return model->forward(x.to(device));
+  };
+  step(torch::randn({4, 784}));
+}
+
+int main() {
+  model_moved_in_helper();
+  member_model();
+  input_moved_on_one_branch(true);
+  module_never_moved();
+  host_buffer_into_gpu_model();
+  loaded_tensor_not_moved("x.pt");
+  helper_makes_cpu_batch();
+  lambda_step();
+  shared_ptr_module();
+  moved_through_helper();
+  created_or_moved_on_device(false);
+  examples_structure();
+  cpu_only_program();
+  moved_together_when_available();
+  lambda_moves_input();
+}

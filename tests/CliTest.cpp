@@ -1,0 +1,263 @@
+//===--- CliTest.cpp - The command line as users and CI see it -------------===//
+
+#include "Subprocess.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace torchlint::test {
+namespace {
+
+std::string dataFile(const std::string &Name) {
+  return (fs::path(TORCHLINT_TEST_DATA) / Name).string();
+}
+
+/// A compilation database for files of tests/data, compiled as test-inputs/
+/// is (same compiler, flags and libtorch).
+std::string databaseFor(const std::vector<std::string> &Names) {
+  json Original = json::parse(readFile(testInputsDatabase()));
+  const json &Model = Original.at(0);
+  std::string ModelFile = Model["file"].get<std::string>();
+  json Result = json::array();
+  for (const std::string &Name : Names) {
+    json Entry = Model;
+    std::string Command = Entry["command"].get<std::string>();
+    Command.replace(Command.find(ModelFile), ModelFile.size(), dataFile(Name));
+    Entry["command"] = Command;
+    Entry["file"] = dataFile(Name);
+    Result.push_back(Entry);
+  }
+  std::string Path = temporaryDirectory() + "/compile_commands.json";
+  writeFile(Path, Result.dump(1));
+  return Path;
+}
+
+RunResult torchlint(const std::vector<std::string> &Args,
+                    const std::string &Directory = "") {
+  return run(torchlintBinary(), Args, Directory);
+}
+
+/// One line on standard error, naming what is wrong; never a crash.
+void expectCleanError(const RunResult &R, const std::string &Needle) {
+  EXPECT_EQ(R.ExitCode, 2) << R.Stderr;
+  EXPECT_NE(R.Stderr.find(Needle), std::string::npos)
+      << "stderr does not mention '" << Needle << "':\n"
+      << R.Stderr;
+  EXPECT_EQ(std::count(R.Stderr.begin(), R.Stderr.end(), '\n'), 1)
+      << R.Stderr;
+  EXPECT_EQ(R.Stderr.find("Stack dump"), std::string::npos) << R.Stderr;
+}
+
+std::vector<unsigned> linesOf(const json &Output, const std::string &Rule) {
+  std::vector<unsigned> Lines;
+  for (const json &F : Output["findings"])
+    if (F["rule"] == Rule)
+      Lines.push_back(F["line"].get<unsigned>());
+  return Lines;
+}
+
+// The program with a finding of each kind, analyzed once per process.
+const RunResult &cliProgramJson() {
+  static RunResult R = torchlint(
+      {"--format=json", databaseFor({"cli_program.cpp"})});
+  return R;
+}
+
+TEST(BadInput, MissingDatabase) {
+  expectCleanError(torchlint({"/nonexistent/compile_commands.json"}),
+                   "/nonexistent/compile_commands.json: no such file");
+}
+
+TEST(BadInput, DirectoryWithoutDatabase) {
+  std::string Dir = temporaryDirectory();
+  expectCleanError(torchlint({Dir}),
+                   Dir + ": directory has no compile_commands.json");
+}
+
+TEST(BadInput, InvalidJsonNamesLineAndColumn) {
+  std::string Path = temporaryDirectory() + "/compile_commands.json";
+  writeFile(Path, "[\n  {\"directory\": \"/tmp\",\n    \"file\": oops}\n]\n");
+  expectCleanError(torchlint({Path}), Path + ": invalid JSON at line 3, column");
+}
+
+TEST(BadInput, NotAnArray) {
+  std::string Path = temporaryDirectory() + "/compile_commands.json";
+  writeFile(Path, "{\"directory\": \"/tmp\"}");
+  expectCleanError(torchlint({Path}), "expected a JSON array");
+}
+
+TEST(BadInput, EntryWithoutFile) {
+  std::string Path = temporaryDirectory() + "/compile_commands.json";
+  writeFile(Path, R"([{"directory": "/tmp", "command": "c++ -c a.cpp"}])");
+  expectCleanError(torchlint({Path}), Path + ": entry 1 has no \"file\"");
+}
+
+TEST(BadInput, EntryWithoutCommand) {
+  std::string Path = temporaryDirectory() + "/compile_commands.json";
+  writeFile(Path, R"([{"directory": "/tmp", "file": "a.cpp"}])");
+  expectCleanError(torchlint({Path}),
+                   "entry 1 (a.cpp) has neither \"command\" nor \"arguments\"");
+}
+
+TEST(BadInput, ListedSourceDoesNotExist) {
+  expectCleanError(torchlint({databaseFor({"plain.cpp"}), "/nonexistent/x.cpp"}),
+                   "/nonexistent/x.cpp: no such file");
+}
+
+TEST(BadInput, ListedSourceNotInDatabase) {
+  expectCleanError(torchlint({databaseFor({"plain.cpp"}), dataFile("broken.cpp")}),
+                   "broken.cpp: not in the compilation database");
+}
+
+TEST(ExitStatus, UsageErrorsAreTwo) {
+  expectCleanError(torchlint({"--frobnicate", "x"}), "unknown option '--frobnicate'");
+  expectCleanError(torchlint({}), "no compilation database given");
+  expectCleanError(torchlint({"--format=xml", "x"}), "invalid format 'xml'");
+  expectCleanError(torchlint({"-j", "0", "x"}), "invalid job count '0'");
+  expectCleanError(torchlint({"--fail-on=fatal", "x"}), "invalid --fail-on level");
+  expectCleanError(torchlint({"--checks=-*", databaseFor({"plain.cpp"})}),
+                   "no rule is enabled");
+}
+
+TEST(ExitStatus, ZeroWithoutFindings) {
+  RunResult R = torchlint({databaseFor({"plain.cpp"})});
+  EXPECT_EQ(R.ExitCode, 0) << R.Stderr;
+  EXPECT_EQ(R.Stdout, "");
+}
+
+TEST(ExitStatus, OneWithFindingsAtOrAboveFailOn) {
+  std::string Database = databaseFor({"cli_program.cpp"});
+  RunResult Default = torchlint({Database});
+  EXPECT_EQ(Default.ExitCode, 1) << Default.Stderr;
+  // Only the warning-level rule: below --fail-on=error, at --fail-on=warning.
+  RunResult Errors = torchlint(
+      {"--checks=-*,torch-unchecked-cuda", "--fail-on=error", Database});
+  EXPECT_EQ(Errors.ExitCode, 0) << Errors.Stdout << Errors.Stderr;
+  EXPECT_NE(Errors.Stdout.find("[torch-unchecked-cuda]"), std::string::npos);
+  EXPECT_EQ(Errors.Stdout.find("[torch-device-mismatch]"), std::string::npos);
+}
+
+TEST(ExitStatus, TwoWhenAUnitFailsAndTheOthersAreStillReported) {
+  RunResult R =
+      torchlint({"--format=json", databaseFor({"broken.cpp", "plain.cpp"})});
+  EXPECT_EQ(R.ExitCode, 2);
+  json Output = json::parse(R.Stdout);
+  ASSERT_EQ(Output["failures"].size(), 1u);
+  EXPECT_EQ(Output["failures"][0]["file"], dataFile("broken.cpp"));
+  EXPECT_NE(Output["failures"][0]["message"].get<std::string>().find(
+                "'missing_header.h' file not found"),
+            std::string::npos);
+  EXPECT_EQ(Output["translationUnits"], 2);
+  EXPECT_NE(R.Stderr.find("could not analyze " + dataFile("broken.cpp")),
+            std::string::npos)
+      << R.Stderr;
+}
+
+TEST(Suppression, NolintFormsAsClangTidy) {
+  const RunResult &R = cliProgramJson();
+  json Output = json::parse(R.Stdout);
+  // Lines 11 to 18 use every form; only the NOLINT naming another check
+  // (line 15) leaves the finding in place.
+  EXPECT_EQ(linesOf(Output, "torch-unchecked-cuda"),
+            (std::vector<unsigned>{10, 15}));
+  EXPECT_EQ(linesOf(Output, "torch-device-mismatch"),
+            (std::vector<unsigned>{20}));
+}
+
+TEST(Checks, GlobsSelectRules) {
+  RunResult List = torchlint({"--list-checks", "--checks=-*,torch-device-*"});
+  EXPECT_EQ(List.ExitCode, 0);
+  EXPECT_NE(List.Stdout.find("torch-device-mismatch"), std::string::npos);
+  EXPECT_EQ(List.Stdout.find("torch-unchecked-cuda"), std::string::npos);
+  EXPECT_EQ(List.Stdout.find("torch-hardcoded-cpu-device"), std::string::npos);
+
+  RunResult All = torchlint({"--list-checks"});
+  EXPECT_NE(All.Stdout.find("torch-unchecked-cuda"), std::string::npos);
+  EXPECT_NE(All.Stdout.find("torch-hardcoded-cpu-device"), std::string::npos);
+
+  RunResult Without = torchlint({"--list-checks", "--checks=-torch-unchecked-*"});
+  EXPECT_EQ(Without.Stdout.find("torch-unchecked-cuda"), std::string::npos);
+  EXPECT_NE(Without.Stdout.find("torch-device-mismatch"), std::string::npos);
+}
+
+TEST(Output, TextLooksLikeClang) {
+  RunResult R = torchlint({"--color=never", databaseFor({"cli_program.cpp"})});
+  std::string Expected = dataFile("cli_program.cpp") +
+                         ":10:13: warning: 'torch::kCUDA' is used without "
+                         "checking 'torch::cuda::is_available()'";
+  EXPECT_NE(R.Stdout.find(Expected), std::string::npos) << R.Stdout;
+  EXPECT_NE(R.Stdout.find("   10 |   model->to(torch::kCUDA);\n"
+                          "      |             ^~~~~~~~~~~~\n"),
+            std::string::npos)
+      << R.Stdout;
+  EXPECT_NE(R.Stdout.find(": note: the GPU is used here"), std::string::npos);
+  EXPECT_EQ(R.Stdout.find('\x1b'), std::string::npos) << "colour without a tty";
+  // Not a terminal: no progress lines.
+  EXPECT_EQ(R.Stderr.find("[1/1]"), std::string::npos) << R.Stderr;
+
+  RunResult Colored = torchlint({"--color=always", "--quiet",
+                                 databaseFor({"cli_program.cpp"})});
+  EXPECT_NE(Colored.Stdout.find('\x1b'), std::string::npos);
+  EXPECT_EQ(Colored.Stderr, "");
+}
+
+TEST(Output, JsonAndSarifToAFile) {
+  std::string Dir = temporaryDirectory();
+  std::string Database = databaseFor({"cli_program.cpp"});
+  RunResult R = torchlint({"--format=sarif", "-o", Dir + "/out.sarif", Database});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_EQ(R.Stdout, "");
+  json Sarif = json::parse(readFile(Dir + "/out.sarif"));
+  EXPECT_EQ(Sarif["version"], "2.1.0");
+  ASSERT_EQ(Sarif["runs"].size(), 1u);
+  EXPECT_EQ(Sarif["runs"][0]["results"].size(), 3u);
+  EXPECT_EQ(Sarif["runs"][0]["tool"]["driver"]["name"], "torchlint");
+
+  json Output = json::parse(cliProgramJson().Stdout);
+  EXPECT_EQ(Output["findings"].size(), 3u);
+  for (const json &F : Output["findings"]) {
+    EXPECT_TRUE(F.contains("rule") && F.contains("line") && F.contains("column"));
+    EXPECT_TRUE(F.contains("notes") && F.contains("fixes"));
+  }
+}
+
+TEST(ResourceDir, FoundFromAnotherDirectoryAndWhenInstalledElsewhere) {
+  std::string Database = databaseFor({"cli_program.cpp"});
+  // The binary from the build tree, started from an unrelated directory.
+  RunResult FromRoot = run(torchlintBinary(), {"--format=json", Database}, "/");
+  EXPECT_EQ(FromRoot.ExitCode, 1) << FromRoot.Stderr;
+  EXPECT_TRUE(json::parse(FromRoot.Stdout)["failures"].empty());
+
+  // A copy of the binary elsewhere, as an installation would place it.
+  std::string Installed = temporaryDirectory() + "/bin";
+  fs::create_directories(Installed);
+  fs::copy_file(torchlintBinary(), Installed + "/torchlint");
+  RunResult Copy = run(Installed + "/torchlint", {"--format=json", Database},
+                       temporaryDirectory());
+  EXPECT_EQ(Copy.ExitCode, 1) << Copy.Stderr;
+  EXPECT_TRUE(json::parse(Copy.Stdout)["failures"].empty());
+}
+
+TEST(Parallelism, OutputIsIdenticalForEveryJobCount) {
+  std::vector<std::string> Sources = {
+      testInputsDir() + "/device_mismatch_flow.cpp",
+      testInputsDir() + "/hardcoded_cpu_device.cpp",
+      testInputsDir() + "/unchecked_cuda.cpp"};
+  std::vector<std::string> Serial = {"-j", "1", "--quiet", testInputsDatabase()};
+  std::vector<std::string> Parallel = {"-j", "2", "--quiet", testInputsDatabase()};
+  Serial.insert(Serial.end(), Sources.begin(), Sources.end());
+  Parallel.insert(Parallel.end(), Sources.begin(), Sources.end());
+  RunResult One = torchlint(Serial);
+  RunResult Two = torchlint(Parallel);
+  EXPECT_EQ(One.ExitCode, Two.ExitCode);
+  EXPECT_FALSE(One.Stdout.empty());
+  EXPECT_EQ(One.Stdout, Two.Stdout);
+}
+
+} // namespace
+} // namespace torchlint::test

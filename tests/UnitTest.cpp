@@ -1,0 +1,172 @@
+//===--- UnitTest.cpp - The CLI's pieces, without parsing C++ -------------===//
+
+#include "CheckGlob.h"
+#include "CompileDatabase.h"
+#include "FixApplier.h"
+#include "Suppressions.h"
+#include "Writers.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+
+namespace fs = std::filesystem;
+
+namespace torchlint {
+namespace {
+
+TEST(CommandLine, SplitsLikeAShell) {
+  EXPECT_EQ(splitCommandLine("c++ -DA=1 -c a.cpp"),
+            (std::vector<std::string>{"c++", "-DA=1", "-c", "a.cpp"}));
+  EXPECT_EQ(splitCommandLine(R"(c++ "-DNAME=\"a b\"" 'x y' a\ b)"),
+            (std::vector<std::string>{"c++", "-DNAME=\"a b\"", "x y", "a b"}));
+  EXPECT_EQ(splitCommandLine("  c++\t-c  "),
+            (std::vector<std::string>{"c++", "-c"}));
+  EXPECT_EQ(splitCommandLine("c++ ''"), (std::vector<std::string>{"c++", ""}));
+}
+
+TEST(CompileDatabase, BothFormsAndRelativePaths) {
+  llvm::Expected<CompileDatabase> DB = parseCompileDatabase(
+      R"([{"directory": "build", "file": "../src/a.cpp",
+           "command": "c++ -I inc -c ../src/a.cpp"},
+          {"directory": "/abs", "file": "/abs/b.cpp",
+           "arguments": ["clang++", "-c", "b.cpp"]}])",
+      "/project/compile_commands.json");
+  ASSERT_TRUE(static_cast<bool>(DB)) << llvm::toString(DB.takeError());
+  ASSERT_EQ(DB->Entries.size(), 2u);
+  EXPECT_EQ(DB->Entries[0].Directory, "/project/build");
+  EXPECT_EQ(DB->Entries[0].File, "/project/src/a.cpp");
+  EXPECT_EQ(DB->Entries[0].Arguments,
+            (std::vector<std::string>{"c++", "-I", "inc", "-c", "../src/a.cpp"}));
+  EXPECT_EQ(DB->Entries[1].File, "/abs/b.cpp");
+  EXPECT_EQ(DB->Entries[1].Arguments.front(), "clang++");
+}
+
+TEST(CompileDatabase, ProblemsNameTheFileAndTheEntry) {
+  auto Error = [](const std::string &Text) {
+    llvm::Expected<CompileDatabase> DB = parseCompileDatabase(Text, "/db.json");
+    return DB ? std::string("no error") : llvm::toString(DB.takeError());
+  };
+  EXPECT_EQ(Error("[1, 2"), "/db.json: invalid JSON at line 1, column 6: "
+                            "syntax error while parsing array - unexpected "
+                            "end of input; expected ']'");
+  EXPECT_EQ(Error("[{\"file\": \"a.cpp\", \"command\": \"c++\"}]"),
+            "/db.json: entry 1 (a.cpp) has no \"directory\" string");
+  EXPECT_EQ(Error("[{\"directory\": \"/\", \"file\": \"a.cpp\", "
+                  "\"arguments\": [\"c++\", 3]}]"),
+            "/db.json: entry 1 (a.cpp) has a non-string in \"arguments\"");
+  EXPECT_EQ(Error("[{\"directory\": \"/\", \"file\": \"a.cpp\", "
+                  "\"command\": \"   \"}]"),
+            "/db.json: entry 1 (a.cpp) has an empty \"command\"");
+  EXPECT_EQ(Error("[]"), "no error");
+}
+
+TEST(CheckGlob, ClangTidySemantics) {
+  CheckGlob All("torch-*");
+  EXPECT_TRUE(All.contains("torch-device-mismatch"));
+  EXPECT_FALSE(All.contains("bugprone-foo"));
+  CheckGlob Narrow("torch-*,-*,torch-device-*");
+  EXPECT_TRUE(Narrow.contains("torch-device-mismatch"));
+  EXPECT_FALSE(Narrow.contains("torch-unchecked-cuda"));
+  CheckGlob Removed("torch-*, -torch-unchecked-cuda");
+  EXPECT_FALSE(Removed.contains("torch-unchecked-cuda"));
+  EXPECT_TRUE(Removed.contains("torch-hardcoded-cpu-device"));
+  EXPECT_TRUE(globMatches("*-cuda", "torch-unchecked-cuda"));
+  EXPECT_TRUE(globMatches("t*h-*-c*a", "torch-unchecked-cuda"));
+  EXPECT_FALSE(globMatches("torch", "torch-unchecked-cuda"));
+  EXPECT_FALSE(CheckGlob("torch-(x)").invalid().empty());
+}
+
+TEST(Suppressions, Forms) {
+  std::string Text = "a; // NOLINT\n"
+                     "b; // NOLINT(torch-device-mismatch)\n"
+                     "// NOLINTNEXTLINE(torch-*)\n"
+                     "c;\n"
+                     "d; // NOLINT(readability-foo)\n"
+                     "// NOLINTBEGIN(torch-unchecked-cuda)\n"
+                     "e;\n"
+                     "// NOLINTEND(torch-unchecked-cuda)\n"
+                     "f; // NOLINTNEXTLINE\n"
+                     "g;\n";
+  EXPECT_TRUE(isSuppressed(Text, 1, "torch-x"));
+  EXPECT_TRUE(isSuppressed(Text, 2, "torch-device-mismatch"));
+  EXPECT_FALSE(isSuppressed(Text, 2, "torch-unchecked-cuda"));
+  EXPECT_TRUE(isSuppressed(Text, 4, "torch-anything"));
+  EXPECT_FALSE(isSuppressed(Text, 5, "torch-device-mismatch"));
+  EXPECT_TRUE(isSuppressed(Text, 7, "torch-unchecked-cuda"));
+  EXPECT_FALSE(isSuppressed(Text, 7, "torch-device-mismatch"));
+  EXPECT_FALSE(isSuppressed(Text, 9, "torch-x")) << "NOLINTNEXTLINE is no NOLINT";
+  EXPECT_TRUE(isSuppressed(Text, 10, "torch-x"));
+}
+
+FixIt fix(unsigned Offset, unsigned Length, std::string Text) {
+  return FixIt{"f", Offset, Length, std::move(Text)};
+}
+
+TEST(Fixes, AppliedInOrderAndDuplicatesMerged) {
+  std::vector<FixIt> Fixes = {fix(6, 0, ".to(d)"), fix(0, 1, "y"),
+                              fix(6, 0, ".to(d)")};
+  ASSERT_TRUE(normalizeFixes(Fixes));
+  EXPECT_EQ(Fixes.size(), 2u);
+  EXPECT_EQ(applyToText("x = f(a);", Fixes), "y = f(.to(d)a);");
+}
+
+TEST(Fixes, OverlapsAreRefused) {
+  std::vector<FixIt> Overlap = {fix(0, 4, "a"), fix(2, 4, "b")};
+  EXPECT_FALSE(normalizeFixes(Overlap));
+  std::vector<FixIt> TwoInsertions = {fix(3, 0, "a"), fix(3, 0, "b")};
+  EXPECT_FALSE(normalizeFixes(TwoInsertions));
+}
+
+TEST(Fixes, FileLeftUntouchedOnOverlapAndPermissionsKept) {
+  fs::path Dir = fs::temp_directory_path() / "torchlint-unit-fixes";
+  fs::remove_all(Dir);
+  fs::create_directories(Dir);
+  std::string Overlapping = (Dir / "overlap.cpp").string();
+  std::string Good = (Dir / "good.cpp").string();
+  std::ofstream(Overlapping) << "int a = 1;\n";
+  std::ofstream(Good) << "int b = 2;\n";
+  chmod(Good.c_str(), 0640);
+
+  Finding One, Two, Three;
+  One.FixIts = {FixIt{Overlapping, 4, 1, "x"}};
+  Two.FixIts = {FixIt{Overlapping, 4, 3, "y = 2"}};
+  Three.FixIts = {FixIt{Good, 4, 1, "c"}};
+  SourceCache Sources;
+  FixOutcome Outcome = applyFixes({One, Two, Three}, Sources);
+
+  EXPECT_EQ(Outcome.Applied, 1u);
+  ASSERT_EQ(Outcome.Refused.size(), 1u);
+  EXPECT_NE(Outcome.Refused[0].find("overlap.cpp: fix-its overlap"),
+            std::string::npos);
+  std::string Text;
+  std::getline(std::ifstream(Overlapping), Text);
+  EXPECT_EQ(Text, "int a = 1;");
+  std::getline(std::ifstream(Good), Text);
+  EXPECT_EQ(Text, "int c = 2;");
+  struct stat Status;
+  stat(Good.c_str(), &Status);
+  EXPECT_EQ(Status.st_mode & 0777, 0640u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(Dir), fs::directory_iterator()),
+            2) << "no temporary file is left behind";
+  fs::remove_all(Dir);
+}
+
+TEST(Sarif, ColumnsInUtf16CodeUnits) {
+  // "é" is two bytes and one UTF-16 unit; "😀" is four bytes and two units.
+  EXPECT_EQ(utf16Column("abc", 3), 3u);
+  EXPECT_EQ(utf16Column("\xC3\xA9x", 3), 2u);
+  EXPECT_EQ(utf16Column("\xF0\x9F\x98\x80x", 5), 3u);
+  EXPECT_EQ(utf16Column("ab", 4), 4u) << "past the end of the line";
+}
+
+TEST(Sarif, FileUris) {
+  EXPECT_EQ(fileUri("/a/b c/d#e.cpp"), "file:///a/b%20c/d%23e.cpp");
+}
+
+} // namespace
+} // namespace torchlint
