@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TORCHLINT_BUILD_DIR:-$root/build}
 
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh"
+"$root/scripts/build.sh" torchlint
 
 echo "quickstart: exporting the compilation database of test-inputs/"
 cmake -S "$root/test-inputs" -B "$build/test-inputs" \

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <set>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -183,6 +184,23 @@ TEST(Checks, GlobsSelectRules) {
   RunResult Without = torchlint({"--list-checks", "--checks=-torch-unchecked-*"});
   EXPECT_EQ(Without.Stdout.find("torch-unchecked-cuda"), std::string::npos);
   EXPECT_NE(Without.Stdout.find("torch-device-mismatch"), std::string::npos);
+}
+
+TEST(UserCode, ProjectHeadersReportedAndFiltered) {
+  std::string Database = databaseFor({"with_header.cpp"});
+  json All = json::parse(torchlint({"--format=json", Database}).Stdout);
+  std::set<std::string> Files;
+  for (const json &F : All["findings"])
+    Files.insert(F["file"].get<std::string>());
+  EXPECT_EQ(Files, (std::set<std::string>{dataFile("project_model.h"),
+                                          dataFile("with_header.cpp")}));
+
+  // The main file is always reported; headers only when they match.
+  json Filtered = json::parse(
+      torchlint({"--format=json", "--header-filter=no_such_header", Database})
+          .Stdout);
+  ASSERT_EQ(Filtered["findings"].size(), 1u);
+  EXPECT_EQ(Filtered["findings"][0]["file"], dataFile("with_header.cpp"));
 }
 
 TEST(Output, TextLooksLikeClang) {

@@ -13,6 +13,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -175,7 +176,16 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
       adjustedArguments(Entry, Config),
       std::make_unique<TorchlintAction>(Config, Sink), Files.get());
   Invocation.setDiagnosticConsumer(&Errors);
-  bool Ok = Invocation.run();
+  // A crash while parsing or analyzing this unit (clang's or ours) becomes
+  // this unit's failure; the other units are still analyzed.
+  bool Ok = false;
+  llvm::CrashRecoveryContext Recovery;
+  if (!Recovery.RunSafely([&] { Ok = Invocation.run(); })) {
+    Result.Failure = Entry.File +
+                     ": error: torchlint crashed while analyzing this "
+                     "translation unit (please report it with the file)";
+    return Result;
+  }
   if (!Ok || Errors.getNumErrors() > 0) {
     Result.Failure = Errors.First.empty()
                          ? Entry.File + ": error: clang could not parse this "

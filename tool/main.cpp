@@ -11,6 +11,7 @@
 #include "Suppressions.h"
 #include "Writers.h"
 
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Process.h"
@@ -124,6 +125,7 @@ void summarize(const Report &R, llvm::raw_ostream &OS) {
 
 int main(int Argc, const char **Argv) {
   llvm::InitLLVM Init(Argc, Argv);
+  llvm::CrashRecoveryContext::Enable();
 
   llvm::Expected<Options> Parsed = parseOptions(Argc, Argv);
   if (!Parsed)
