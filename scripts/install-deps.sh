@@ -2,6 +2,7 @@
 # Installs what torchlint needs from Debian 12's packages, and nothing that is
 # already there: with everything present it changes nothing and says so.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
   # the analyzer and the clang-tidy plugin: LibTooling from LLVM 19
@@ -18,22 +19,55 @@ for package in "${packages[@]}"; do
   [[ "$status" == "install ok installed" ]] || missing+=("$package")
 done
 
-if ((${#missing[@]} == 0)); then
+sudo=()
+if ((${#missing[@]} > 0)); then
+  if ((EUID != 0)); then
+    if command -v sudo >/dev/null; then
+      sudo=(sudo)
+    else
+      echo "install-deps: missing ${missing[*]}; run this script as root" >&2
+      exit 1
+    fi
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -q
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
   echo "install-deps: all ${#packages[@]} packages are installed"
+fi
+
+# The headers of libtorch 2.x, to test against both generations: Debian 13's
+# libtorch-dev, fetched by name from the Debian registry with a private
+# sources list and state, and unpacked into the project. Nothing is installed
+# system-wide and the machine's own apt sources stay untouched.
+libtorch2=$root/.deps/libtorch2
+if [[ -f "$libtorch2/include/torch/csrc/api/include/torch/torch.h" ]]; then
+  echo "install-deps: libtorch $(cat "$libtorch2/VERSION") headers are in .deps/libtorch2"
   exit 0
 fi
-
-sudo=()
-if ((EUID != 0)); then
-  if command -v sudo >/dev/null; then
-    sudo=(sudo)
-  else
-    echo "install-deps: missing ${missing[*]}; run this script as root" >&2
-    exit 1
-  fi
+echo "install-deps: fetching Debian 13's libtorch-dev headers into .deps/libtorch2"
+work=$root/.deps/apt-trixie
+rm -rf "$work" "$libtorch2"
+mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/download" \
+  "$work/unpacked"
+echo "deb http://deb.debian.org/debian trixie main" >"$work/sources.list"
+apt_private=(
+  -o "Dir::Etc::sourcelist=$work/sources.list" -o "Dir::Etc::sourceparts=-"
+  -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache"
+  -o "APT::Sandbox::User=$(id -un)" -q
+)
+apt-get "${apt_private[@]}" update
+(cd "$work/download" && apt-get "${apt_private[@]}" download libtorch-dev)
+deb=$(ls "$work"/download/libtorch-dev_*.deb)
+version=$(dpkg-deb -f "$deb" Version)
+if [[ "$version" != 2.* ]]; then
+  echo "install-deps: Debian 13's libtorch-dev is $version, not 2.x" >&2
+  exit 1
 fi
-
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -q
-"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+dpkg -x "$deb" "$work/unpacked"
+mkdir -p "$libtorch2"
+mv "$work/unpacked/usr/include" "$libtorch2/include"
+echo "$version" >"$libtorch2/VERSION"
+rm -rf "$work"
+echo "install-deps: libtorch $version headers are in .deps/libtorch2"
