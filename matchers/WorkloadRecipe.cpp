@@ -20,6 +20,17 @@ json constantValue(const Expr *E, ASTContext &Ctx) {
     return nullptr;
   if (const auto *S = dyn_cast<StringLiteral>(E))
     return S->getString().str();
+  // std::string("fc1"), ExpandingArray<2>(3), int64_t(n): the value inside.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    unsigned Explicit = 0;
+    const Expr *Only = nullptr;
+    for (const Expr *Arg : Construct->arguments())
+      if (!isa<CXXDefaultArgExpr>(Arg)) {
+        ++Explicit;
+        Only = Arg;
+      }
+    return Explicit == 1 ? constantValue(Only, Ctx) : json(nullptr);
+  }
   if (const auto *B = dyn_cast<CXXBoolLiteralExpr>(E))
     return B->getValue();
   Expr::EvalResult Result;
@@ -217,6 +228,18 @@ json dtypeOf(const Expr *Options) {
   return Name.empty() ? json(nullptr) : json(Name);
 }
 
+/// The value a function returns when its body is a single return.
+const Expr *onlyReturnedValue(const FunctionDecl *FD) {
+  const FunctionDecl *Definition = nullptr;
+  if (!FD->hasBody(Definition))
+    return nullptr;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Definition->getBody());
+  if (!Body || Body->size() != 1)
+    return nullptr;
+  const auto *Return = dyn_cast<ReturnStmt>(Body->body_front());
+  return Return ? Return->getRetValue() : nullptr;
+}
+
 /// The call that creates the data loader a batch comes from.
 const CallExpr *dataLoaderCreation(const Stmt *Origin, ASTContext &Ctx) {
   DynTypedNode Node = DynTypedNode::create(*Origin);
@@ -254,6 +277,9 @@ const CallExpr *dataLoaderCreation(const Stmt *Origin, ASTContext &Ctx) {
       if (FD && FD->getDeclName().isIdentifier() &&
           FD->getName() == "make_data_loader")
         return Call;
+      // A helper of the program that builds and returns the loader.
+      Loader = FD ? onlyReturnedValue(FD) : nullptr;
+      continue;
     }
     return nullptr;
   }
@@ -290,6 +316,12 @@ json describeModule(const Expr *ModuleExpr, const DeviceFact *Created,
   if (Created && Created->How == Provenance::ModuleCreated && Created->Origin)
     if (const auto *E = dyn_cast<Expr>(Created->Origin))
       return describeConstruction(E, Ctx, 0);
+  // A module variable: how it was initialised.
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(ModuleExpr)))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      if (const Expr *Init = Var->getInit())
+        if (api::moduleClassOf(Init->getType()))
+          return describeConstruction(Init, Ctx, 0);
   const CXXRecordDecl *Impl =
       ModuleExpr ? api::moduleClassOf(ModuleExpr->getType()) : nullptr;
   if (!Impl)

@@ -224,6 +224,22 @@ TEST(Output, TextLooksLikeClang) {
   EXPECT_EQ(Colored.Stderr, "");
 }
 
+TEST(Output, ProgressOnATerminal) {
+  // script(1) gives the command a terminal; its output is what the terminal
+  // showed, standard error included.
+  if (!fs::exists("/usr/bin/script"))
+    GTEST_SKIP() << "script(1) is not installed";
+  std::string Command = torchlintBinary() + " --color=never " +
+                        databaseFor({"plain.cpp", "broken.cpp"});
+  RunResult R = run("/usr/bin/script", {"-qec", Command, "/dev/null"});
+  EXPECT_NE(R.Stdout.find("] " + dataFile("plain.cpp")), std::string::npos)
+      << R.Stdout;
+  EXPECT_NE(R.Stdout.find("[2/2] "), std::string::npos) << R.Stdout;
+
+  RunResult Quiet = run("/usr/bin/script", {"-qec", Command + " --quiet", "/dev/null"});
+  EXPECT_EQ(Quiet.Stdout.find("[1/2]"), std::string::npos) << Quiet.Stdout;
+}
+
 TEST(Output, JsonAndSarifToAFile) {
   std::string Dir = temporaryDirectory();
   std::string Database = databaseFor({"cli_program.cpp"});
