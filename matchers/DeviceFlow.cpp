@@ -44,8 +44,15 @@ void sortFacts(FactSet &Facts) {
   Facts.erase(std::unique(Facts.begin(), Facts.end()), Facts.end());
 }
 
-/// Adds From to Into; true when Into changed.
+bool isUnknownSet(const FactSet &Facts) {
+  return Facts.size() == 1 && !Facts.front().isKnown() &&
+         Facts.front().How == Provenance::Unknown && !Facts.front().Origin;
+}
+
+/// Adds From to Into; true when Into changed. "Unknown" absorbs everything.
 bool mergeFacts(FactSet &Into, const FactSet &From) {
+  if (isUnknownSet(Into))
+    return false;
   bool Changed = false;
   for (const DeviceFact &F : From) {
     if (std::find(Into.begin(), Into.end(), F) != Into.end())
@@ -174,17 +181,28 @@ struct DeviceFlow::Analysis {
   State Exit;
   bool ExitReached = false;
   bool Done = false;
+  /// The work budget ran out before a fixed point: nothing it says counts.
+  bool Failed = false;
+  /// References and copies of module holders, to what they stand for.
+  llvm::DenseMap<const Decl *, const Decl *> Aliases;
+  /// Made while a member's value was still being worked out, so it may have
+  /// seen "unknown" for it: not reused once that is over.
+  bool Provisional = false;
 };
 
 DeviceFlow::DeviceFlow(ASTContext &Ctx, const UserCode &Code, Machine On)
     : Ctx(Ctx), Code(Code), On(On), Cfgs(Ctx) {}
 
 int DeviceFlow::takenArm(const Expr *Cond) const {
-  int Polarity = api::availabilityPolarity(Cond);
-  if (Polarity == 0)
-    return 0;
-  int Available = On == Machine::WithGpu ? +1 : -1;
-  return Polarity == Available ? +1 : -1;
+  api::Availability Known = api::availabilityOf(Cond);
+  bool Cuda = On == Machine::WithGpu;
+  bool True = Known.branchPossible(true, Cuda);
+  bool False = Known.branchPossible(false, Cuda);
+  if (True && !False)
+    return +1;
+  if (False && !True)
+    return -1;
+  return 0;
 }
 
 DeviceFlow::~DeviceFlow() = default;
@@ -194,34 +212,81 @@ bool DeviceFlow::isTracked(QualType T) const {
          api::isDataLoaderValue(T);
 }
 
-const Decl *DeviceFlow::storageOf(const Expr *E) const {
+const Decl *DeviceFlow::canonical(const Analysis &A, const Decl *D) const {
+  for (unsigned Steps = 0; D && Steps < 8; ++Steps) {
+    auto It = A.Aliases.find(D);
+    if (It == A.Aliases.end())
+      break;
+    D = It->second;
+  }
+  return D;
+}
+
+DeviceFlow::Storage DeviceFlow::storageOf(Analysis &A, const Expr *E,
+                                          bool Create) {
   E = api::ignoreWrappers(E);
   if (!E)
     return nullptr;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-    return isa<VarDecl>(Ref->getDecl()) ? Ref->getDecl() : nullptr;
+    return isa<VarDecl>(Ref->getDecl()) ? canonical(A, Ref->getDecl())
+                                        : nullptr;
   if (const auto *Member = dyn_cast<MemberExpr>(E)) {
-    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
-      return dyn_cast<FieldDecl>(Member->getMemberDecl());
-    return nullptr;
+    const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+    if (!Field)
+      return nullptr;
+    const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+    if (isa<CXXThisExpr>(Base))
+      return Field;
+    // batch.data: a member of a local object.
+    const auto *BaseRef = dyn_cast<DeclRefExpr>(api::ignoreWrappers(Base));
+    const Decl *Owner =
+        BaseRef && isa<VarDecl>(BaseRef->getDecl())
+            ? canonical(A, BaseRef->getDecl())
+            : nullptr;
+    if (!Owner)
+      return nullptr;
+    auto Key = std::make_pair(Owner, static_cast<const Decl *>(Field));
+    auto It = MemberKeys.find(Key);
+    if (It != MemberKeys.end())
+      return It->second.get();
+    if (!Create)
+      return nullptr;
+    auto Made = std::make_unique<char>();
+    Storage Result = Made.get();
+    MemberKeys.emplace(Key, std::move(Made));
+    MemberKeyBase[Result] = Owner;
+    return Result;
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
     if ((Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
         Op->getNumArgs() >= 1)
-      return storageOf(Op->getArg(0));
+      return storageOf(A, Op->getArg(0), Create);
     return nullptr;
   }
   if (const auto *Unary = dyn_cast<UnaryOperator>(E))
     if (Unary->getOpcode() == UO_Deref)
-      return storageOf(Unary->getSubExpr());
+      return storageOf(A, Unary->getSubExpr(), Create);
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = Call->getMethodDecl();
     if (MD && MD->getDeclName().isIdentifier() &&
         (MD->getName() == "get" || MD->getName() == "ptr") &&
         Call->getNumArgs() == 0)
-      return storageOf(Call->getImplicitObjectArgument());
+      return storageOf(A, Call->getImplicitObjectArgument(), Create);
   }
   return nullptr;
+}
+
+void DeviceFlow::assign(State &S, Storage Target, FactSet Facts) {
+  if (!Target)
+    return;
+  // A variable assigned as a whole forgets what its members held.
+  for (auto It = S.begin(); It != S.end();) {
+    auto Current = It++;
+    auto Base = MemberKeyBase.find(Current->first);
+    if (Base != MemberKeyBase.end() && Base->second == Target)
+      S.erase(Current);
+  }
+  S[Target] = std::move(Facts);
 }
 
 //===----------------------------------------------------------------------===//
@@ -236,14 +301,20 @@ public:
       llvm::DenseMap<const FunctionDecl *, std::vector<DeviceFlow::CallSite>>
           &Calls,
       llvm::DenseSet<const FunctionDecl *> &Escaping,
-      llvm::DenseMap<const FunctionDecl *, DeviceFlow::CallSite> &Lambdas)
-      : Calls(Calls), Escaping(Escaping), Lambdas(Lambdas) {}
+      llvm::DenseMap<const FunctionDecl *, DeviceFlow::CallSite> &Lambdas,
+      llvm::DenseSet<const VarDecl *> &ChangedGlobals)
+      : Calls(Calls), Escaping(Escaping), Lambdas(Lambdas),
+        ChangedGlobals(ChangedGlobals) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return true; }
 
   bool TraverseDecl(Decl *D) {
     const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    // A template's pattern calls nothing: its instantiations do, and they are
+    // visited on their own.
+    if (FD && FD->isDependentContext())
+      return true;
     if (FD && FD->doesThisDeclarationHaveABody())
       Stack.push_back(FD);
     bool Result = Base::TraverseDecl(D);
@@ -276,6 +347,24 @@ public:
     return true;
   }
 
+  bool VisitBinaryOperator(BinaryOperator *Op) {
+    if (Op->isAssignmentOp())
+      noteChange(Op->getLHS());
+    return true;
+  }
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    if (Op->isAssignmentOp() && Op->getNumArgs() >= 1)
+      noteChange(Op->getArg(0));
+    return true;
+  }
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+    if (api::isModuleTo(Call->getMethodDecl()))
+      noteChange(api::withoutArrow(Call->getImplicitObjectArgument()));
+    return true;
+  }
+
   bool VisitDeclRefExpr(DeclRefExpr *Ref) {
     // A function named other than as a callee escapes: its callers are
     // unknown, and so are its parameters.
@@ -290,10 +379,18 @@ private:
     return Stack.empty() ? nullptr : Stack.back();
   }
 
+  void noteChange(const Expr *Target) {
+    if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Target)))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        if (!Var->isLocalVarDeclOrParm())
+          ChangedGlobals.insert(Var);
+  }
+
   llvm::DenseMap<const FunctionDecl *, std::vector<DeviceFlow::CallSite>>
       &Calls;
   llvm::DenseSet<const FunctionDecl *> &Escaping;
   llvm::DenseMap<const FunctionDecl *, DeviceFlow::CallSite> &Lambdas;
+  llvm::DenseSet<const VarDecl *> &ChangedGlobals;
   std::vector<const FunctionDecl *> Stack;
   llvm::DenseSet<const Expr *> CalleeRefs;
 };
@@ -303,7 +400,7 @@ void DeviceFlow::buildIndex() {
   if (Indexed)
     return;
   Indexed = true;
-  CallIndexer Indexer(Calls, Escaping, Lambdas);
+  CallIndexer Indexer(Calls, Escaping, Lambdas, ChangedGlobals);
   const SourceManager &SM = Ctx.getSourceManager();
   for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
     if (Code.isAnalyzed(D->getLocation(), SM))
@@ -370,8 +467,8 @@ DeviceFlow::Analysis *DeviceFlow::analyze(const FunctionDecl *FD,
     return nullptr;
   std::vector<std::unique_ptr<Analysis>> &Existing = Analyses[FD];
   for (const std::unique_ptr<Analysis> &A : Existing)
-    if (A->Params == Params)
-      return A->Done ? A.get() : nullptr; // null while in progress: recursion
+    if (A->Params == Params && (!A->Provisional || !FieldsInProgress.empty()))
+      return A->Done && !A->Failed ? A.get() : nullptr; // recursion, failure
   size_t Total = 0;
   for (const auto &Entry : Analyses)
     Total += Entry.second.size();
@@ -380,6 +477,7 @@ DeviceFlow::Analysis *DeviceFlow::analyze(const FunctionDecl *FD,
 
   Existing.push_back(std::make_unique<Analysis>());
   Analysis *A = Existing.back().get();
+  A->Provisional = !FieldsInProgress.empty();
   A->Function = FD;
   A->Cfg = Cfg;
   A->Params = Params;
@@ -387,7 +485,7 @@ DeviceFlow::Analysis *DeviceFlow::analyze(const FunctionDecl *FD,
   run(*A);
   --Depth;
   A->Done = true;
-  return A;
+  return A->Failed ? nullptr : A;
 }
 
 DeviceFlow::Analysis *DeviceFlow::standalone(const FunctionDecl *FD) {
@@ -399,14 +497,17 @@ DeviceFlow::Analysis *DeviceFlow::standalone(const FunctionDecl *FD) {
     return It->second;
   if (!StandaloneInProgress.insert(FD).second || Depth > MaxDepth)
     return nullptr;
-  Bindings Params;
+  Bindings Initial;
   for (const ParmVarDecl *Param : FD->parameters())
-    Params.push_back(isTracked(Param->getType()) ? paramFacts(Param)
-                                                 : FactSet());
-  Analysis *A = analyze(FD, Params);
+    Initial.push_back(isTracked(Param->getType()) ? paramFacts(Param)
+                                                  : FactSet());
+  Analysis *A = analyze(FD, Initial);
   StandaloneInProgress.erase(FD);
-  Standalone[FD] = A;
-  return A;
+  // A result cut short by recursion or the budget is not remembered: a later
+  // question, from elsewhere, may get the whole answer.
+  if (A && !A->Failed && !A->Provisional)
+    Standalone[FD] = A;
+  return A && !A->Failed ? A : nullptr;
 }
 
 void DeviceFlow::run(Analysis &A) {
@@ -414,7 +515,8 @@ void DeviceFlow::run(Analysis &A) {
   A.Entry.assign(Graph.getNumBlockIDs(), std::nullopt);
   State Initial;
   for (unsigned I = 0; I < A.Function->getNumParams(); ++I)
-    if (I < A.Params.size() && isTracked(A.Function->getParamDecl(I)->getType()))
+    if (I < A.Params.size() &&
+        isTracked(A.Function->getParamDecl(I)->getType()))
       Initial[A.Function->getParamDecl(I)] = A.Params[I];
   const CFGBlock &EntryBlock = Graph.getEntry();
   A.Entry[EntryBlock.getBlockID()] = Initial;
@@ -423,7 +525,11 @@ void DeviceFlow::run(Analysis &A) {
   std::vector<bool> Queued(Graph.getNumBlockIDs(), false);
   Queued[EntryBlock.getBlockID()] = true;
   size_t Budget = 64 * Graph.getNumBlockIDs() + 64;
-  while (!Work.empty() && Budget-- > 0) {
+  while (!Work.empty()) {
+    if (Budget-- == 0) {
+      A.Failed = true;
+      return;
+    }
     const CFGBlock *Block = Work.front();
     Work.pop_front();
     Queued[Block->getBlockID()] = false;
@@ -444,9 +550,8 @@ void DeviceFlow::run(Analysis &A) {
       const CFGBlock *Next = Succ.getReachableBlock();
       if (!Next)
         continue;
-      // An edge taken only with CUDA, or only without, on the other machine.
-      int Edge = A.Cfg->edgeAvailability(*Block, SuccIndex);
-      if (Edge != 0 && Edge != (On == Machine::WithGpu ? +1 : -1))
+      // An edge taken only on the other kind of machine.
+      if (!A.Cfg->edgePossible(*Block, SuccIndex, On == Machine::WithGpu))
         continue;
       if (mergeState(A.Entry[Next->getBlockID()], S) &&
           !Queued[Next->getBlockID()]) {
@@ -496,6 +601,18 @@ std::optional<DeviceFlow::State> DeviceFlow::stateBefore(Analysis &A,
   return Result;
 }
 
+namespace {
+/// A declaration that only names another variable: `T &r = x;`, or a copy
+/// of a module holder or pointer, which shares its module.
+bool isAliasDeclaration(const VarDecl *Var) {
+  QualType T = Var->getType();
+  if (T->isReferenceType())
+    return true;
+  QualType Bare = api::bareType(T);
+  return api::moduleClassOf(Bare) && !api::isModuleClass(Bare->getAsCXXRecordDecl());
+}
+} // namespace
+
 void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
   if (std::optional<CFGInitializer> Init = Element.getAs<CFGInitializer>()) {
     const CXXCtorInitializer *I = Init->getInitializer();
@@ -524,27 +641,32 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
       const auto *Var = dyn_cast<VarDecl>(D);
       if (!Var || !isTracked(Var->getType()))
         continue;
-      if (const Expr *Init = Var->getInit())
-        S[Var] = eval(A, S, Init);
-      else
-        S[Var] = FactSet();
+      const Expr *Init = Var->getInit();
+      if (Init && isAliasDeclaration(Var)) {
+        const auto *Ref = dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Init));
+        if (Ref && isa<VarDecl>(Ref->getDecl()) && Ref->getDecl() != Var) {
+          A.Aliases[Var] = canonical(A, Ref->getDecl());
+          continue;
+        }
+      }
+      assign(S, Var, Init ? eval(A, S, Init) : FactSet());
     }
     return;
   }
 
   if (const auto *Assign = dyn_cast<BinaryOperator>(St)) {
-    if (Assign->getOpcode() == BO_Assign)
-      if (const Decl *Target = storageOf(Assign->getLHS()))
-        if (isTracked(Assign->getLHS()->getType()))
-          S[Target] = eval(A, S, Assign->getRHS());
+    if (Assign->getOpcode() == BO_Assign &&
+        isTracked(Assign->getLHS()->getType()))
+      assign(S, storageOf(A, Assign->getLHS(), /*Create=*/true),
+             eval(A, S, Assign->getRHS()));
     return;
   }
 
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(St)) {
     if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
-      if (const Decl *Target = storageOf(Op->getArg(0)))
-        if (isTracked(Op->getArg(0)->getType()))
-          S[Target] = eval(A, S, Op->getArg(1));
+      if (isTracked(Op->getArg(0)->getType()))
+        assign(S, storageOf(A, Op->getArg(0), /*Create=*/true),
+               eval(A, S, Op->getArg(1)));
       return;
     }
     if (const FunctionDecl *Callee = definitionOf(Op->getDirectCallee()))
@@ -559,11 +681,10 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
       const Expr *Target = Member->getArg(0);
       if (!api::isDeviceLike(Target->getType()))
         return; // module->to(torch::kHalf) keeps its device
-      const Decl *Module = storageOf(Member->getImplicitObjectArgument());
-      if (!Module)
-        return;
-      S[Module] = relabel(evalDevice(A, S, Target), Provenance::ModuleMoved,
-                          Member, Target);
+      assign(S,
+             storageOf(A, Member->getImplicitObjectArgument(), /*Create=*/true),
+             relabel(evalDevice(A, S, Target), Provenance::ModuleMoved, Member,
+                     Target));
       return;
     }
     if (const FunctionDecl *Callee = definitionOf(MD))
@@ -579,8 +700,8 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
     // torch::load(tensor, path) fills a tensor on the CPU.
     if (api::torchFunctionName(FD) == "load" && Call->getNumArgs() >= 1 &&
         api::isTensor(Call->getArg(0)->getType())) {
-      if (const Decl *Target = storageOf(Call->getArg(0)))
-        S[Target] = single(DeviceKind::CPU, Provenance::Loaded, Call);
+      assign(S, storageOf(A, Call->getArg(0), /*Create=*/true),
+             single(DeviceKind::CPU, Provenance::Loaded, Call));
       return;
     }
     if (const FunctionDecl *Callee = definitionOf(FD))
@@ -594,7 +715,7 @@ void DeviceFlow::applyCalleeEffects(Analysis &A, State &S,
                                     llvm::ArrayRef<const Expr *> Args) {
   // Only arguments the callee can change for the caller: modules (holders
   // share their module even when copied) and tensors by non-const reference.
-  llvm::SmallVector<std::pair<unsigned, const Decl *>, 2> Changeable;
+  llvm::SmallVector<std::pair<unsigned, Storage>, 2> Changeable;
   for (unsigned I = 0; I < Callee->getNumParams() && I < Args.size(); ++I) {
     QualType T = Callee->getParamDecl(I)->getType();
     bool ByMutableRef = T->isReferenceType() &&
@@ -602,24 +723,30 @@ void DeviceFlow::applyCalleeEffects(Analysis &A, State &S,
     bool SharesModule = api::moduleClassOf(T) != nullptr;
     if (!(SharesModule || (ByMutableRef && api::isTensor(T))))
       continue;
-    if (const Decl *Target = storageOf(Args[I]))
+    if (Storage Target = storageOf(A, Args[I], /*Create=*/true))
       Changeable.push_back({I, Target});
   }
   if (Changeable.empty())
     return;
-  Bindings Params;
+  Bindings Arguments;
   for (unsigned I = 0; I < Callee->getNumParams(); ++I)
-    Params.push_back(I < Args.size() &&
-                             isTracked(Callee->getParamDecl(I)->getType())
-                         ? eval(A, S, Args[I])
-                         : FactSet());
-  Analysis *C = analyze(Callee, Params);
-  if (!C || !C->ExitReached)
+    Arguments.push_back(I < Args.size() &&
+                                isTracked(Callee->getParamDecl(I)->getType())
+                            ? eval(A, S, Args[I])
+                            : FactSet());
+  Analysis *C = analyze(Callee, Arguments);
+  if (!C) {
+    // What the callee does is unknown: so is what it leaves behind.
+    for (auto [Index, Target] : Changeable)
+      assign(S, Target, unknown());
+    return;
+  }
+  if (!C->ExitReached)
     return;
   for (auto [Index, Target] : Changeable) {
     auto It = C->Exit.find(C->Function->getParamDecl(Index));
-    if (It != C->Exit.end() && It->second != Params[Index])
-      S[Target] = It->second;
+    if (It != C->Exit.end() && It->second != Arguments[Index])
+      assign(S, Target, It->second);
   }
 }
 
@@ -773,12 +900,13 @@ FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
 
 FactSet DeviceFlow::evalDeclRef(Analysis &A, const State &S,
                                 const ValueDecl *D) {
-  auto It = S.find(D);
+  const Decl *Key = canonical(A, D);
+  auto It = S.find(Key);
   if (It != S.end())
     return It->second;
-  if (const auto *Field = dyn_cast<FieldDecl>(D))
+  if (const auto *Field = dyn_cast<FieldDecl>(Key))
     return fieldFacts(Field);
-  const auto *Var = dyn_cast<VarDecl>(D);
+  const auto *Var = dyn_cast<VarDecl>(Key);
   if (!Var)
     return unknown();
   const auto *Owner = dyn_cast<FunctionDecl>(Var->getDeclContext());
@@ -792,13 +920,40 @@ FactSet DeviceFlow::evalDeclRef(Analysis &A, const State &S,
   if (isa<ParmVarDecl>(Var))
     return unknown();
   if (!Var->hasLocalStorage() && Var->hasInit() && Depth <= MaxDepth) {
-    // A global or static: its initialiser.
+    // A global or static: its initialiser, unless some function changes it.
+    buildIndex();
+    if (ChangedGlobals.count(Var))
+      return unknown();
     ++Depth;
     FactSet Result = eval(A, State(), Var->getInit());
     --Depth;
     return Result;
   }
   return unknown();
+}
+
+FactSet DeviceFlow::dataLoaderFacts(const Expr *E) {
+  // Follow the expression back to the loader, whose type names the dataset.
+  const Expr *Current = E;
+  for (unsigned Steps = 0; Current && Steps < 8; ++Steps) {
+    Current = api::ignoreWrappers(Current);
+    QualType T = Current->getType();
+    if (api::isDataLoaderValue(T) && api::datasetHandlesDevices(T))
+      return unknown();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Current))
+      Current = Op->getNumArgs() >= 1 ? Op->getArg(0) : nullptr;
+    else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Current))
+      Current = Member->getImplicitObjectArgument();
+    else if (const auto *Ref = dyn_cast<DeclRefExpr>(Current)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      Current = Var ? Var->getInit() : nullptr;
+    } else if (const auto *Call = dyn_cast<CallExpr>(Current)) {
+      // make_data_loader(dataset, ...): the dataset argument.
+      Current = Call->getNumArgs() >= 1 ? Call->getArg(0) : nullptr;
+    } else
+      break;
+  }
+  return single(DeviceKind::CPU, Provenance::DataLoader, E);
 }
 
 FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
@@ -835,6 +990,10 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
     if (isa<CXXThisExpr>(Base))
       return evalDeclRef(A, S, Member->getMemberDecl());
+    // A member of a local object that was assigned: batch.data = ...
+    if (Storage Key = storageOf(A, Member, /*Create=*/false))
+      if (auto It = S.find(Key); It != S.end())
+        return It->second;
     // batch.data, batch.target: the tensors of an example.
     if (api::isExample(Base->getType()) ||
         (Base->getType()->isPointerType() &&
@@ -849,7 +1008,7 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     if (api::isModuleCall(Member)) {
       FactSet Module = eval(A, S, Object);
       const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
-      if (Module.empty() || allUnknown(Module) || api::isLossModule(Impl)) {
+      if (Module.empty() || allUnknown(Module) || api::isParameterFree(Impl)) {
         FactSet Result;
         for (const Expr *Arg : Member->arguments())
           if (api::isTensor(Arg->getType()))
@@ -863,14 +1022,15 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       if (Name == "to" && Member->getNumArgs() >= 1) {
         const Expr *Target = Member->getArg(0);
         QualType TargetType = Target->getType();
+        // x.to(other) and x.to(options) may change the dtype too: the
+        // device expression stays the one the device was written with.
         if (api::isTensor(TargetType))
-          return relabel(eval(A, S, Target), Provenance::MovedTo, Member,
-                         Target);
+          return relabel(eval(A, S, Target), Provenance::MovedTo, Member);
         if (api::isTensorOptions(TargetType)) {
           FactSet Options = evalOptions(A, S, Target);
           if (allDefaultOptions(Options))
             return eval(A, S, Object);
-          return relabel(Options, Provenance::MovedTo, Member, Target);
+          return relabel(Options, Provenance::MovedTo, Member);
         }
         if (api::isDeviceLike(TargetType))
           return relabel(evalDevice(A, S, Target), Provenance::MovedTo, Member,
@@ -886,7 +1046,7 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       return unknown();
     }
     if (api::isDataLoaderValue(Member->getType()))
-      return single(DeviceKind::CPU, Provenance::DataLoader, Member);
+      return dataLoaderFacts(Member);
     if (const FunctionDecl *Callee = definitionOf(MD))
       if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
         return calleeReturn(A, S, Callee, parameterArgs(Member, Callee));
@@ -899,7 +1059,7 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       const Expr *Object = Op->getArg(0);
       FactSet Module = eval(A, S, Object);
       const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
-      if (Module.empty() || allUnknown(Module) || api::isLossModule(Impl)) {
+      if (Module.empty() || allUnknown(Module) || api::isParameterFree(Impl)) {
         FactSet Result;
         for (unsigned I = 1; I < Op->getNumArgs(); ++I)
           if (api::isTensor(Op->getArg(I)->getType()))
@@ -912,7 +1072,7 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       return eval(A, S, Op->getArg(0));
     if (Kind == OO_Star && Op->getNumArgs() == 1) {
       if (api::isDataLoaderValue(Op->getType()))
-        return single(DeviceKind::CPU, Provenance::DataLoader, Op);
+        return dataLoaderFacts(Op);
       return eval(A, S, Op->getArg(0));
     }
     if (Kind == OO_Equal && Op->getNumArgs() == 2)
@@ -929,7 +1089,7 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       return Result.empty() ? unknown() : Result;
     }
     if (api::isDataLoaderValue(Op->getType()))
-      return single(DeviceKind::CPU, Provenance::DataLoader, Op);
+      return dataLoaderFacts(Op);
     return unknown();
   }
 
@@ -953,7 +1113,7 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
   }
 
   if (api::isDataLoaderValue(T))
-    return single(DeviceKind::CPU, Provenance::DataLoader, E);
+    return dataLoaderFacts(E);
   return unknown();
 }
 
@@ -1025,20 +1185,20 @@ FactSet DeviceFlow::calleeReturn(Analysis &A, const State &S,
                                  llvm::ArrayRef<const Expr *> Args) {
   if (Depth > MaxDepth)
     return unknown();
-  Bindings Params;
+  Bindings Arguments;
   for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
     const ParmVarDecl *Param = Callee->getParamDecl(I);
     if (!isTracked(Param->getType()))
-      Params.push_back(FactSet());
+      Arguments.push_back(FactSet());
     else if (I < Args.size())
-      Params.push_back(eval(A, S, Args[I]));
+      Arguments.push_back(eval(A, S, Args[I]));
     else if (Param->hasDefaultArg() && !Param->hasUnparsedDefaultArg() &&
              !Param->hasUninstantiatedDefaultArg())
-      Params.push_back(eval(A, State(), Param->getDefaultArg()));
+      Arguments.push_back(eval(A, State(), Param->getDefaultArg()));
     else
-      Params.push_back(unknown());
+      Arguments.push_back(unknown());
   }
-  Analysis *C = analyze(Callee, Params);
+  Analysis *C = analyze(Callee, Arguments);
   if (!C)
     return unknown();
   FactSet Result;
@@ -1064,14 +1224,14 @@ FactSet DeviceFlow::calleeReturn(Analysis &A, const State &S,
 //===----------------------------------------------------------------------===//
 
 FactSet DeviceFlow::paramFacts(const ParmVarDecl *Param) {
-  auto Cached = Params.find(Param);
-  if (Cached != Params.end())
+  auto Cached = ParamCache.find(Param);
+  if (Cached != ParamCache.end())
     return Cached->second;
   const auto *FD = dyn_cast<FunctionDecl>(Param->getDeclContext());
   std::optional<llvm::ArrayRef<CallSite>> Sites =
       FD ? callSites(FD) : std::nullopt;
   if (!Sites || Sites->empty())
-    return Params[Param] = unknown();
+    return ParamCache[Param] = unknown();
   unsigned Index = Param->getFunctionScopeIndex();
   FactSet Result;
   for (const CallSite &Site : *Sites) {
@@ -1096,20 +1256,68 @@ FactSet DeviceFlow::paramFacts(const ParmVarDecl *Param) {
     else
       mergeFacts(Result, unknown());
   }
-  return Params[Param] = Result;
+  if (FieldsInProgress.empty())
+    ParamCache[Param] = Result;
+  return Result;
 }
+
+namespace {
+/// Whether a method may change a member: assigns it, moves it (a module's
+/// to()), or hands it to a function.
+class MemberChangeFinder : public RecursiveASTVisitor<MemberChangeFinder> {
+public:
+  explicit MemberChangeFinder(const FieldDecl *Field) : Field(Field) {}
+
+  bool VisitBinaryOperator(BinaryOperator *Op) {
+    if (Op->isAssignmentOp() && names(Op->getLHS()))
+      Found = true;
+    return !Found;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    if (Op->isAssignmentOp() && Op->getNumArgs() >= 1 && names(Op->getArg(0)))
+      Found = true;
+    return !Found;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      if (api::isModuleTo(Member->getMethodDecl()) &&
+          names(api::withoutArrow(Member->getImplicitObjectArgument())))
+        Found = true;
+    // Running the module (model_->forward, model_(x)) does not change it;
+    // handing it to a function of the program may.
+    if (isa<CXXOperatorCallExpr>(Call))
+      return !Found;
+    for (const Expr *Arg : Call->arguments())
+      if (names(Arg))
+        Found = true;
+    return !Found;
+  }
+
+  bool Found = false;
+
+private:
+  bool names(const Expr *E) const {
+    const auto *Member =
+        dyn_cast_or_null<MemberExpr>(api::ignoreWrappers(E));
+    return Member && Member->getMemberDecl() == Field &&
+           isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts());
+  }
+  const FieldDecl *Field;
+};
+} // namespace
 
 FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
   auto Cached = Fields.find(Field);
-  if (Cached != Fields.end() || FieldsInProgress.count(Field))
-    return Cached != Fields.end() ? Cached->second : FactSet();
+  if (Cached != Fields.end())
+    return Cached->second;
+  if (FieldsInProgress.count(Field))
+    return unknown();
   const CXXRecordDecl *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
   // Submodules, parameters and buffers of a module move with their module.
   if (!Class || api::isModuleClass(Class))
     return Fields[Field] = unknown();
 
   FieldsInProgress.insert(Field);
-  FactSet Result;
   auto Default = [&]() -> FactSet {
     if (Field->hasInClassInitializer())
       if (const Expr *Init = Field->getInClassInitializer()) {
@@ -1125,6 +1333,9 @@ FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
     }
     return FactSet();
   };
+
+  // What the constructors leave.
+  FactSet Constructed;
   bool AnyConstructor = false;
   for (const CXXConstructorDecl *Ctor : Class->ctors()) {
     if (!definitionOf(Ctor) || Ctor->isCopyOrMoveConstructor())
@@ -1132,30 +1343,51 @@ FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
     AnyConstructor = true;
     Analysis *A = standalone(Ctor);
     if (!A) {
-      mergeFacts(Result, unknown());
+      mergeFacts(Constructed, unknown());
       continue;
     }
     if (!A->ExitReached)
       continue;
     auto It = A->Exit.find(Field);
-    mergeFacts(Result, It != A->Exit.end() ? It->second : Default());
+    mergeFacts(Constructed, It != A->Exit.end() ? It->second : Default());
   }
   if (!AnyConstructor)
-    mergeFacts(Result, Default());
-  Fields[Field] = Result;
-  // Other methods that move or reassign the member.
+    mergeFacts(Constructed, Default());
+
+  // What other methods that change the member leave. A setup method that
+  // moves the model is taken to run before the model is used, so the model
+  // as constructed no longer counts then.
+  FactSet Changed;
   for (const CXXMethodDecl *Method : Class->methods()) {
-    if (isa<CXXConstructorDecl>(Method) || !definitionOf(Method))
+    const FunctionDecl *Definition = definitionOf(Method);
+    if (isa<CXXConstructorDecl>(Method) || !Definition)
+      continue;
+    MemberChangeFinder Finder(Field);
+    Finder.TraverseDecl(const_cast<FunctionDecl *>(Definition));
+    if (!Finder.Found)
       continue;
     Analysis *A = standalone(Method);
-    if (!A || !A->ExitReached)
+    if (!A) {
+      mergeFacts(Changed, unknown());
+      continue;
+    }
+    if (!A->ExitReached)
       continue;
     auto It = A->Exit.find(Field);
     if (It != A->Exit.end())
-      mergeFacts(Result, It->second);
+      mergeFacts(Changed, It->second);
+  }
+  FactSet Result = Constructed;
+  if (!Changed.empty()) {
+    Result = Changed;
+    for (const DeviceFact &F : Constructed)
+      if (F.How != Provenance::ModuleCreated)
+        mergeFacts(Result, FactSet{F});
   }
   FieldsInProgress.erase(Field);
-  return Fields[Field] = Result;
+  if (FieldsInProgress.empty())
+    Fields[Field] = Result;
+  return Result;
 }
 
 FactSet DeviceFlow::capturedFacts(const FunctionDecl *Lambda,

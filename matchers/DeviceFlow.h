@@ -30,8 +30,10 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace clang {
@@ -107,8 +109,8 @@ public:
   Machine machine() const { return On; }
 
   /// The devices the tensor, module or device expression E may be on when it
-  /// is evaluated, in its enclosing function. Empty when E is unreachable
-  /// with a GPU present or not in a user function.
+  /// is evaluated, in its enclosing function. Empty when E does not run on
+  /// this machine or is not in a user function.
   FactSet devicesOf(const clang::Expr *E);
 
   /// False when S does not run on this machine: the other branch of an
@@ -122,8 +124,6 @@ public:
   /// S is in the pattern of a template: its instantiations are analyzed
   /// instead, where types and callers are known.
   bool inTemplatePattern(const clang::Stmt *S);
-
-  FunctionCfgCache &cfgs() { return Cfgs; }
 
   struct CallSite {
     const clang::Expr *Call; ///< CallExpr or CXXConstructExpr
@@ -140,7 +140,10 @@ public:
 
 private:
   struct Analysis;
-  using State = llvm::DenseMap<const clang::Decl *, FactSet>;
+  /// Keyed by where a value is kept: a variable, a member of `this` (their
+  /// declarations), or a member of a local object (a key made for the pair).
+  using Storage = const void *;
+  using State = llvm::DenseMap<Storage, FactSet>;
   using Bindings = std::vector<FactSet>;
 
   Analysis *standalone(const clang::FunctionDecl *FD);
@@ -171,7 +174,14 @@ private:
   FactSet capturedFacts(const clang::FunctionDecl *Lambda,
                         const clang::VarDecl *Var);
 
-  const clang::Decl *storageOf(const clang::Expr *E) const;
+  /// Where E is kept, or null for a temporary. Create: make the key of a
+  /// member of a local object if it does not exist yet.
+  Storage storageOf(Analysis &A, const clang::Expr *E, bool Create);
+  /// The variable a reference or a copied module holder stands for.
+  const clang::Decl *canonical(const Analysis &A, const clang::Decl *D) const;
+  /// Assigns Target, forgetting what was known of its members.
+  void assign(State &S, Storage Target, FactSet Facts);
+  FactSet dataLoaderFacts(const clang::Expr *E);
   bool isTracked(clang::QualType T) const;
   void buildIndex();
 
@@ -184,6 +194,14 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, std::vector<CallSite>> Calls;
   llvm::DenseSet<const clang::FunctionDecl *> Escaping;
   llvm::DenseMap<const clang::FunctionDecl *, CallSite> Lambdas;
+  /// Globals that some user function assigns or moves: their initialiser
+  /// says nothing of their value elsewhere.
+  llvm::DenseSet<const clang::VarDecl *> ChangedGlobals;
+
+  std::map<std::pair<const clang::Decl *, const clang::Decl *>,
+           std::unique_ptr<char>>
+      MemberKeys;
+  llvm::DenseMap<Storage, const clang::Decl *> MemberKeyBase;
 
   llvm::DenseMap<const clang::FunctionDecl *,
                  std::vector<std::unique_ptr<Analysis>>>
@@ -191,7 +209,7 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, Analysis *> Standalone;
   llvm::DenseMap<const clang::FieldDecl *, FactSet> Fields;
   llvm::DenseSet<const clang::FieldDecl *> FieldsInProgress;
-  llvm::DenseMap<const clang::ParmVarDecl *, FactSet> Params;
+  llvm::DenseMap<const clang::ParmVarDecl *, FactSet> ParamCache;
   llvm::DenseSet<const clang::FunctionDecl *> StandaloneInProgress;
   llvm::DenseMap<const clang::FunctionDecl *, bool> Reachable;
   unsigned Depth = 0;

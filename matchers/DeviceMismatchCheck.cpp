@@ -107,9 +107,13 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
     llvm::erase_if(Inputs, [](const Expr *E) {
       return !api::isTensor(E->getType()) || isa<CXXDefaultArgExpr>(E);
     });
-    if (api::isLossModule(api::moduleClassOf(Module->getType()))) {
-      checkOperands(Call, "the loss", Inputs, /*RequireModuleOutput=*/false,
-                    Ctx);
+    // A module without parameters (a loss, an activation) has no device of
+    // its own: only its inputs must agree.
+    const CXXRecordDecl *Impl = api::moduleClassOf(Module->getType());
+    if (api::isParameterFree(Impl)) {
+      checkOperands(Call,
+                    api::isLossModule(Impl) ? "the loss" : "the module call",
+                    Inputs, /*RequireModuleOutput=*/false, Ctx);
       return;
     }
     checkModuleCall(Call, Module, Inputs, Ctx);
@@ -272,7 +276,12 @@ void DeviceMismatchCheck::checkOperands(const Expr *Operation,
                      explainFact(BlamedFact, BlamedName, Ctx));
     Finding.flowStep(Blamed->getSourceRange(),
                      BlamedName + " meets " + ReferenceName + " here");
-    if (ReferenceFact.Kind != api::DeviceKind::CPU)
+    // `total += out`: moving the left side would update a temporary copy.
+    const auto *Op = dyn_cast<CXXOperatorCallExpr>(Operation);
+    bool BlamedIsUpdated =
+        Op && Op->isAssignmentOp() && Op->getNumArgs() >= 1 &&
+        Op->getArg(0) == Blamed;
+    if (ReferenceFact.Kind != api::DeviceKind::CPU && !BlamedIsUpdated)
       offerMove(Finding, Blamed, *ReferenceFacts, Flow);
     Finding.recipe({{"scenario", "device-mismatch"},
                     {"operation", What},
@@ -281,7 +290,6 @@ void DeviceMismatchCheck::checkOperands(const Expr *Operation,
                     {"input_device", deviceName(BlamedFact)},
                     {"device_expression",
                      api::sourceText(ReferenceFact.DeviceExpr, Ctx)}});
-    (void)Operation;
     return; // one finding per operation
   }
 }

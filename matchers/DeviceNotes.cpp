@@ -2,6 +2,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
 
 using namespace clang;
@@ -86,9 +87,20 @@ bool declUsable(const ValueDecl *D, bool ThroughThis, const Expr *Site,
   if (!Owner || !SiteFunction ||
       Owner->getCanonicalDecl() != SiteFunction->getCanonicalDecl())
     return false;
-  // Declared before the site, in the same function.
-  return Ctx.getSourceManager().isBeforeInTranslationUnit(Var->getLocation(),
-                                                         Site->getBeginLoc());
+  const SourceManager &SM = Ctx.getSourceManager();
+  // Declared before the site, in a block that encloses it.
+  if (!SM.isBeforeInTranslationUnit(Var->getLocation(), Site->getBeginLoc()))
+    return false;
+  if (isa<ParmVarDecl>(Var))
+    return true;
+  DynTypedNodeList Parents = const_cast<ASTContext &>(Ctx).getParents(*Var);
+  const auto *Declaration = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  if (!Declaration)
+    return false;
+  DynTypedNodeList Scopes = const_cast<ASTContext &>(Ctx).getParents(*Declaration);
+  const Stmt *Scope = Scopes.empty() ? nullptr : Scopes[0].get<Stmt>();
+  return Scope && SM.isPointWithin(Site->getBeginLoc(), Scope->getBeginLoc(),
+                                   Scope->getEndLoc());
 }
 
 bool usable(const Stmt *S, const Expr *Site, const FunctionDecl *SiteFunction,

@@ -35,17 +35,16 @@ FunctionCfg::placeOf(const Stmt *S, ASTContext &Ctx) const {
   return std::nullopt;
 }
 
-int FunctionCfg::edgeAvailability(const CFGBlock &B, unsigned Succ) const {
+bool FunctionCfg::edgePossible(const CFGBlock &B, unsigned Succ,
+                               bool CudaAvailable) const {
   if (B.succ_size() != 2 || Succ > 1)
-    return 0;
+    return true;
   const Stmt *Terminator = B.getTerminatorStmt();
   if (!Terminator || isa<SwitchStmt>(Terminator))
-    return 0;
-  const Expr *Cond = B.getLastCondition();
-  int Polarity = api::availabilityPolarity(Cond);
-  if (Polarity == 0)
-    return 0;
-  return Succ == 0 ? Polarity : -Polarity;
+    return true;
+  // Successor 0 is taken when the condition holds, 1 when it does not.
+  return api::availabilityOf(B.getLastCondition())
+      .branchPossible(/*Value=*/Succ == 0, CudaAvailable);
 }
 
 const FunctionCfg *FunctionCfgCache::get(const FunctionDecl *FD) {

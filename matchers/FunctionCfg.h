@@ -39,10 +39,10 @@ struct FunctionCfg {
   std::optional<Place> placeOf(const clang::Stmt *S,
                                clang::ASTContext &Ctx) const;
 
-  /// Availability of CUDA implied by taking successor I of block B: +1 when
-  /// that edge is only taken with CUDA available, -1 when only without, 0
-  /// when the edge says nothing.
-  int edgeAvailability(const clang::CFGBlock &B, unsigned Succ) const;
+  /// Whether the edge to successor Succ of B can be taken on a machine where
+  /// CUDA is (or is not) available.
+  bool edgePossible(const clang::CFGBlock &B, unsigned Succ,
+                    bool CudaAvailable) const;
 };
 
 class FunctionCfgCache {

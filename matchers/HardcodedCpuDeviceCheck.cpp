@@ -7,6 +7,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 
 using namespace clang;
@@ -30,17 +31,40 @@ const RuleInfo HardcodedCpuDeviceCheck::Info = {
 namespace {
 AST_MATCHER(Expr, isModuleCallExpr) { return api::isModuleCall(&Node); }
 
+/// The CPU on every path, and written out on each of them.
 bool allCpu(const FactSet &Facts) {
-  bool AnyKnown = false;
-  for (const DeviceFact &F : Facts) {
-    if (!F.isKnown())
-      continue;
-    AnyKnown = true;
-    if (F.Kind != api::DeviceKind::CPU || !F.Literal)
+  if (Facts.empty())
+    return false;
+  for (const DeviceFact &F : Facts)
+    if (!F.isKnown() || F.Kind != api::DeviceKind::CPU || !F.Literal)
       return false;
-  }
-  return AnyKnown;
+  return true;
 }
+
+/// Tensors that meet a module's output in a loss, in the function that runs
+/// the module.
+class LossOperandFinder : public RecursiveASTVisitor<LossOperandFinder> {
+public:
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const Expr *Module = api::calledModule(Call)) {
+      if (api::isLossModule(api::moduleClassOf(Module->getType())))
+        collect(Call, isa<CXXOperatorCallExpr>(Call) ? 1 : 0);
+      return true;
+    }
+    if (api::isLossFunction(Call->getDirectCallee()))
+      collect(Call, 0);
+    return true;
+  }
+  std::vector<const Expr *> Operands;
+
+private:
+  void collect(const CallExpr *Call, unsigned First) {
+    for (unsigned I = First; I < Call->getNumArgs(); ++I)
+      if (api::isTensor(Call->getArg(I)->getType()) &&
+          !isa<CXXDefaultArgExpr>(Call->getArg(I)))
+        Operands.push_back(Call->getArg(I));
+  }
+};
 
 /// The variable declaration whose initialiser is (or constructs a device
 /// from) the literal, if the literal is used that way.
@@ -86,8 +110,14 @@ void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   if (Flow.inTemplatePattern(Call))
     return;
   const Expr *Module = api::calledModule(Call);
-  if (api::isLossModule(api::moduleClassOf(Module->getType())))
+  if (api::isParameterFree(api::moduleClassOf(Module->getType())))
     return;
+  // Inside a model's own methods, submodules run wherever the model is: the
+  // placement that matters is the model's, at its own calls.
+  if (const auto *Method = dyn_cast_or_null<CXXMethodDecl>(
+          Flow.enclosingFunction(Call)))
+    if (api::isModuleClass(Method->getParent()))
+      return;
   llvm::SmallVector<const Expr *, 2> Inputs;
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
     for (unsigned I = 1; I < Op->getNumArgs(); ++I)
@@ -139,26 +169,38 @@ void HardcodedCpuDeviceCheck::reportPlacement(
     Finding.flowStep(Call->getSourceRange(),
                      IsModule ? Name + " runs here" : Name + " is used here");
 
-    // Choosing the device by availability only helps when the inputs follow
-    // the same variable; otherwise it turns a slow program into a failing
-    // one, and the inputs are pointed out instead.
+    // Choosing the device by availability only helps when the inputs, and
+    // what meets the output in a loss, follow the same variable; otherwise
+    // it turns a slow program into a failing one, and those tensors are
+    // pointed out instead.
     const VarDecl *Declared = IsModule ? declaredDevice(F.Literal, Ctx) : nullptr;
-    bool InputsFollow = Declared != nullptr;
-    for (const Expr *Input : ModuleInputs) {
-      FactSet InputFacts = Flow.devicesOf(Input);
-      bool Follows = !InputFacts.empty();
-      for (const DeviceFact &I : InputFacts)
-        if (!I.isKnown() || I.Symbol != Declared)
+    bool Follows = Declared && !Declared->isConstexpr();
+    if (Declared) {
+      std::vector<const Expr *> MustFollow(ModuleInputs.begin(),
+                                           ModuleInputs.end());
+      if (const FunctionDecl *Function = Flow.enclosingFunction(Call)) {
+        LossOperandFinder Losses;
+        Losses.TraverseDecl(const_cast<FunctionDecl *>(Function));
+        MustFollow.insert(MustFollow.end(), Losses.Operands.begin(),
+                          Losses.Operands.end());
+      }
+      for (const Expr *Tensor : MustFollow) {
+        FactSet TensorFacts = Flow.devicesOf(Tensor);
+        bool OnDeclared = !TensorFacts.empty();
+        for (const DeviceFact &T : TensorFacts)
+          if (!T.isKnown() ||
+              (T.Symbol != Declared && T.How != Provenance::ModuleOutput))
+            OnDeclared = false;
+        if (!OnDeclared) {
           Follows = false;
-      if (!Follows && Declared) {
-        InputsFollow = false;
-        Finding.note(Input->getSourceRange(),
-                     quoted(Input, Ctx, "this input") +
-                         " is not moved with '" + Declared->getName().str() +
-                         "'; move it too before choosing the GPU");
+          Finding.note(Tensor->getSourceRange(),
+                       quoted(Tensor, Ctx, "this tensor") +
+                           " is not moved with '" + Declared->getName().str() +
+                           "'; move it too before choosing the GPU");
+        }
       }
     }
-    if (InputsFollow)
+    if (Follows)
       offerAvailabilityCheck(Finding, F.Literal, Ctx);
 
     nlohmann::json Recipe{{"scenario", "cpu-vs-gpu"}};

@@ -37,6 +37,14 @@ DeviceFlow &AnalysisContext::deviceFlowWithoutGpu(ASTContext &Ctx) {
   return *WithoutGpu;
 }
 
+void Rule::run(const ast_matchers::MatchFinder::MatchResult &Result) {
+  for (const auto &[Id, Node] : Result.Nodes.getMap())
+    if (!Context.userCode().isAnalyzed(Node.getSourceRange().getBegin(),
+                                       *Result.SourceManager))
+      return;
+  check(Result);
+}
+
 namespace {
 
 Position position(const SourceManager &SM, SourceLocation Loc) {

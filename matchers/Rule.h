@@ -127,9 +127,9 @@ public:
 
   const RuleInfo &info() const { return Info; }
 
-  void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) final {
-    check(Result);
-  }
+  /// Runs check() on matches in the user's code only. The CLI never
+  /// traverses anything else; clang-tidy traverses the whole unit.
+  void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) final;
   llvm::StringRef getID() const final { return Info.Id; }
 
 protected:

@@ -3,6 +3,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -188,6 +189,122 @@ bool isLossModule(const CXXRecordDecl *Impl) {
   llvm::StringRef Name = Impl->getName();
   return isInTorchNamespace(Impl) &&
          (Name.ends_with("LossImpl") || Name == "CrossEntropyLossImpl");
+}
+
+namespace {
+/// Finds, in a class's method bodies and member initialisers, calls to the
+/// named methods or uses of a device.
+class ClassScanner : public RecursiveASTVisitor<ClassScanner> {
+public:
+  explicit ClassScanner(bool LookForDevices) : LookForDevices(LookForDevices) {}
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+    const CXXMethodDecl *MD = Call->getMethodDecl();
+    if (!MD || !MD->getDeclName().isIdentifier())
+      return true;
+    llvm::StringRef Name = MD->getName();
+    if (!LookForDevices && (Name == "register_parameter" ||
+                            Name == "register_buffer" ||
+                            Name == "register_module"))
+      Found = true;
+    if (LookForDevices && Name == "cuda" && isTensorMethod(MD))
+      Found = true;
+    return !Found;
+  }
+  bool VisitExpr(Expr *E) {
+    if (LookForDevices && !E->isTypeDependent() &&
+        (isDevice(E->getType()) || isDeviceType(E->getType())))
+      Found = true;
+    return !Found;
+  }
+
+  bool scan(const CXXRecordDecl *RD) {
+    for (const CXXMethodDecl *MD : RD->methods()) {
+      const FunctionDecl *Definition = nullptr;
+      if (MD->hasBody(Definition))
+        TraverseDecl(const_cast<FunctionDecl *>(Definition));
+      if (Found)
+        return true;
+    }
+    for (const FieldDecl *Field : RD->fields())
+      if (Field->hasInClassInitializer())
+        TraverseStmt(const_cast<Expr *>(Field->getInClassInitializer()));
+    return Found;
+  }
+
+private:
+  bool LookForDevices;
+  bool Found = false;
+};
+
+bool isModuleBaseTemplate(const CXXRecordDecl *RD) {
+  return hasQualifiedName(RD, "torch::nn::Module") ||
+         hasQualifiedName(RD, "torch::nn::Cloneable");
+}
+} // namespace
+
+bool isParameterFree(const CXXRecordDecl *Impl) {
+  if (!Impl || !Impl->getDeclName().isIdentifier())
+    return false;
+  if (isInTorchNamespace(Impl)) {
+    llvm::StringRef Name = Impl->getName();
+    Name.consume_back("Impl");
+    if (Name.ends_with("Loss") || Name.ends_with("Pool1d") ||
+        Name.ends_with("Pool2d") || Name.ends_with("Pool3d") ||
+        Name.ends_with("Dropout") || Name.ends_with("Dropout2d") ||
+        Name.ends_with("Dropout3d") || Name.starts_with("ReflectionPad") ||
+        Name.starts_with("ReplicationPad") || Name.starts_with("ConstantPad") ||
+        Name.starts_with("ZeroPad"))
+      return true;
+    return llvm::StringSwitch<bool>(Name)
+        .Cases("ReLU", "ReLU6", "LeakyReLU", "RReLU", "ELU", "CELU", true)
+        .Cases("SELU", "GELU", "SiLU", "Mish", "Sigmoid", "LogSigmoid", true)
+        .Cases("Tanh", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", true)
+        .Cases("Softplus", "Softsign", "Hardtanh", "Hardshrink", true)
+        .Cases("Softshrink", "Tanhshrink", "Threshold", "GLU", "Hardswish", true)
+        .Cases("Flatten", "Unflatten", "Identity", "Upsample", "Fold", true)
+        .Cases("Unfold", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity",
+               true)
+        .Cases("PairwiseDistance", "ChannelShuffle", "LocalResponseNorm", true)
+        .Default(false);
+  }
+  const CXXRecordDecl *Def = Impl->getDefinition();
+  if (!Def || !isModuleClass(Def))
+    return false;
+  for (const FieldDecl *Field : Def->fields())
+    if (isTensor(Field->getType()) || moduleClassOf(Field->getType()))
+      return false;
+  for (const CXXBaseSpecifier &Base : Def->bases()) {
+    const CXXRecordDecl *BaseClass = recordOf(Base.getType());
+    if (BaseClass && !isModuleBaseTemplate(BaseClass) &&
+        !isParameterFree(BaseClass))
+      return false;
+  }
+  return !ClassScanner(/*LookForDevices=*/false).scan(Def);
+}
+
+/// User classes among the template arguments of T, at any depth.
+static void userClassesIn(QualType T, unsigned Depth,
+                          llvm::SmallVectorImpl<const CXXRecordDecl *> &Out) {
+  const CXXRecordDecl *RD = recordOf(T);
+  if (!RD || Depth > 6)
+    return;
+  if (!isInTorchNamespace(RD) && !RD->isInStdNamespace())
+    Out.push_back(RD);
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+      if (Arg.getKind() == TemplateArgument::Type)
+        userClassesIn(Arg.getAsType(), Depth + 1, Out);
+}
+
+bool datasetHandlesDevices(QualType LoaderType) {
+  llvm::SmallVector<const CXXRecordDecl *, 2> Classes;
+  userClassesIn(LoaderType, 0, Classes);
+  for (const CXXRecordDecl *RD : Classes)
+    if (const CXXRecordDecl *Def = RD->getDefinition())
+      if (ClassScanner(/*LookForDevices=*/true).scan(Def))
+        return true;
+  return false;
 }
 
 bool isExample(QualType T) {
@@ -388,7 +505,8 @@ std::optional<DeviceLiteral> asDeviceLiteral(const Expr *E) {
       return parseDeviceString(S->getString(), S);
     std::optional<DeviceLiteral> L = asDeviceLiteral(First);
     if (L && Construct->getNumArgs() >= 2 &&
-        !isa<CXXDefaultArgExpr>(Construct->getArg(1))) {
+        !isa<CXXDefaultArgExpr>(Construct->getArg(1)) &&
+        !Construct->getArg(1)->isValueDependent()) {
       Expr::EvalResult Index;
       const ASTContext &Ctx = Construct->getConstructor()->getASTContext();
       if (Construct->getArg(1)->EvaluateAsInt(Index, Ctx))
@@ -466,6 +584,17 @@ static bool isDeviceCountQuery(const Expr *E) {
          Qualified == "c10::cuda::device_count";
 }
 
+/// `A && B` holds only when both do, and fails when either fails.
+static Availability availabilityOfAnd(const Availability &A,
+                                      const Availability &B) {
+  Availability R;
+  R.TrueMeansAvailable = A.TrueMeansAvailable || B.TrueMeansAvailable;
+  R.TrueMeansUnavailable = A.TrueMeansUnavailable || B.TrueMeansUnavailable;
+  R.FalseMeansAvailable = A.FalseMeansAvailable && B.FalseMeansAvailable;
+  R.FalseMeansUnavailable = A.FalseMeansUnavailable && B.FalseMeansUnavailable;
+  return R;
+}
+
 static std::optional<llvm::APSInt> integerConstant(const Expr *E) {
   const Expr *Bare = ignoreWrappers(E);
   if (const auto *Int = dyn_cast_or_null<IntegerLiteral>(Bare))
@@ -473,28 +602,39 @@ static std::optional<llvm::APSInt> integerConstant(const Expr *E) {
   return std::nullopt;
 }
 
-int availabilityPolarity(const Expr *Cond) {
-  if (!Cond)
-    return 0;
+static Availability availabilityOf(const Expr *Cond, unsigned Depth) {
+  Availability Exact{true, false, false, true};
+  Availability None;
+  if (!Cond || Depth > 8)
+    return None;
   const Expr *E = ignoreWrappers(Cond);
   if (!E)
-    return 0;
+    return None;
   if (isAvailabilityQuery(E))
-    return +1;
+    return Exact;
   if (isDeviceCountQuery(E)) // used as a bool: non-zero means available
-    return +1;
+    return Exact;
   if (const auto *Not = dyn_cast<UnaryOperator>(E))
     if (Not->getOpcode() == UO_LNot)
-      return -availabilityPolarity(Not->getSubExpr());
+      return availabilityOf(Not->getSubExpr(), Depth + 1).negated();
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     // __builtin_expect(cond, 0), as C10_UNLIKELY and TORCH_CHECK expand to.
     if (Call->getBuiltinCallee() == Builtin::BI__builtin_expect &&
         Call->getNumArgs() >= 1)
-      return availabilityPolarity(Call->getArg(0));
+      return availabilityOf(Call->getArg(0), Depth + 1);
   }
   if (const auto *Cast = dyn_cast<CXXStaticCastExpr>(E))
-    return availabilityPolarity(Cast->getSubExpr());
+    return availabilityOf(Cast->getSubExpr(), Depth + 1);
   if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    if (Binary->getOpcode() == BO_LAnd || Binary->getOpcode() == BO_LOr) {
+      Availability L = availabilityOf(Binary->getLHS(), Depth + 1);
+      Availability R = availabilityOf(Binary->getRHS(), Depth + 1);
+      if (Binary->getOpcode() == BO_LOr) // De Morgan
+        return availabilityOfAnd(L.negated(), R.negated()).negated();
+      return availabilityOfAnd(L, R);
+    }
+    if (!Binary->isComparisonOp())
+      return None;
     const Expr *Count = nullptr;
     std::optional<llvm::APSInt> Bound;
     BinaryOperatorKind Op = Binary->getOpcode();
@@ -510,20 +650,25 @@ int availabilityPolarity(const Expr *Cond) {
       int64_t N = Bound->getExtValue();
       if ((Op == BO_GT && N == 0) || (Op == BO_GE && N == 1) ||
           (Op == BO_NE && N == 0))
-        return +1;
+        return Exact;
       if ((Op == BO_EQ && N == 0) || (Op == BO_LT && N == 1) ||
           (Op == BO_LE && N == 0))
-        return -1;
+        return Exact.negated();
     }
-    return 0;
+    return None;
   }
-  // A bool that holds the answer: `const bool use_cuda = is_available();`.
+  // A bool that holds the answer: `auto cuda = torch::cuda::is_available();`.
+  // It is taken to keep its initial value, as such flags do.
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
       if (Var->getType()->isBooleanType() && Var->hasInit() &&
           !Var->getType()->isReferenceType())
-        return availabilityPolarity(Var->getInit());
-  return 0;
+        return availabilityOf(Var->getInit(), Depth + 1);
+  return None;
+}
+
+Availability availabilityOf(const Expr *Cond) {
+  return availabilityOf(Cond, 0);
 }
 
 std::string sourceText(const Expr *E, const ASTContext &Ctx) {

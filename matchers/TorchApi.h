@@ -55,6 +55,15 @@ bool isModuleClass(const clang::CXXRecordDecl *RD);
 const clang::CXXRecordDecl *moduleClassOf(clang::QualType T);
 /// Loss modules (CrossEntropyLoss, NLLLoss, MSELoss, ...) own no parameters.
 bool isLossModule(const clang::CXXRecordDecl *Impl);
+/// A module with no parameters or buffers (a loss, an activation, dropout,
+/// pooling, or a user module that registers none): it runs wherever its
+/// inputs are, so it has no device of its own.
+bool isParameterFree(const clang::CXXRecordDecl *Impl);
+
+/// The data loader's dataset (found in the loader type's template arguments)
+/// is a user class that handles devices itself: its batches may already be on
+/// the GPU.
+bool datasetHandlesDevices(clang::QualType LoaderType);
 
 /// torch::data::Example, an iterator of a data loader, a vector of examples
 /// or a data loader itself: values that come out of a data loader.
@@ -88,11 +97,32 @@ std::optional<DeviceLiteral> asDeviceLiteral(const clang::Expr *E);
 /// scalar tensor meet a GPU tensor in arithmetic.
 bool isScalarTensor(const clang::Expr *E);
 
-/// Whether a condition tests for a usable CUDA device:
-/// +1 when the condition holds exactly when CUDA is available
-/// (torch::cuda::is_available(), device_count() > 0, a bool initialised from
-/// one of those), -1 when it holds exactly when it is not, 0 otherwise.
-int availabilityPolarity(const clang::Expr *Cond);
+/// What a condition says about CUDA being available when it holds, and when
+/// it does not. torch::cuda::is_available() says both; `use_gpu &&
+/// torch::cuda::is_available()` only that it is available when it holds.
+struct Availability {
+  bool TrueMeansAvailable = false;
+  bool TrueMeansUnavailable = false;
+  bool FalseMeansAvailable = false;
+  bool FalseMeansUnavailable = false;
+
+  Availability negated() const {
+    return {FalseMeansAvailable, FalseMeansUnavailable, TrueMeansAvailable,
+            TrueMeansUnavailable};
+  }
+  /// Whether the branch taken when the condition is Value can run on a
+  /// machine where CUDA is (or is not) available.
+  bool branchPossible(bool Value, bool CudaAvailable) const {
+    if (Value)
+      return CudaAvailable ? !TrueMeansUnavailable : !TrueMeansAvailable;
+    return CudaAvailable ? !FalseMeansUnavailable : !FalseMeansAvailable;
+  }
+};
+
+/// Reads torch::cuda::is_available(), device_count() > 0 (and their
+/// negations, conjunctions and disjunctions, through __builtin_expect as
+/// TORCH_CHECK expands, and through a bool initialised from them).
+Availability availabilityOf(const clang::Expr *Cond);
 
 /// The call is torch::cuda::is_available() or an equivalent query.
 bool isAvailabilityQuery(const clang::Expr *E);

@@ -14,6 +14,7 @@
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -69,6 +70,16 @@ selectEntries(const CompileDatabase &Database,
           Source.c_str(), Database.Path.c_str());
   }
   return Selected;
+}
+
+/// CUDA sources (.cu, or compiled by nvcc) need the CUDA toolchain to parse
+/// and hold kernels rather than libtorch host code: they are set aside.
+bool isCudaSource(const CompileEntry &Entry) {
+  llvm::StringRef File = Entry.File;
+  llvm::StringRef Compiler =
+      Entry.Arguments.empty() ? "" : llvm::StringRef(Entry.Arguments.front());
+  return File.ends_with(".cu") || File.ends_with(".cuh") ||
+         llvm::sys::path::filename(Compiler).starts_with("nvcc");
 }
 
 bool useColor(ColorMode Mode, bool ToStdout) {
@@ -161,6 +172,14 @@ int main(int Argc, const char **Argv) {
       selectEntries(*Database, O.Sources);
   if (!Entries)
     return fail(llvm::toString(Entries.takeError()));
+
+  size_t Before = Entries->size();
+  llvm::erase_if(*Entries, isCudaSource);
+  if (Entries->size() != Before && !O.Quiet)
+    llvm::errs() << "torchlint: note: skipping " << Before - Entries->size()
+                 << " CUDA translation unit"
+                 << (Before - Entries->size() == 1 ? "" : "s")
+                 << " (.cu or nvcc): kernels are not libtorch host code\n";
 
   AnalyzerConfig Config;
   for (const RuleInfo *Info : Rules)

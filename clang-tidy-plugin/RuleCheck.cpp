@@ -1,0 +1,126 @@
+#include "RuleCheck.h"
+
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace torchlint {
+
+/// A rule's options, from .clang-tidy CheckOptions: the key
+/// "<rule-id>.<Option>" is the check's local option "<Option>".
+class RuleCheck::CheckOptions : public RuleOptions {
+public:
+  explicit CheckOptions(const ClangTidyCheck::OptionsView &View,
+                        llvm::StringRef RuleId)
+      : View(View), Prefix((RuleId + ".").str()) {}
+
+  std::optional<std::string> get(llvm::StringRef Key) const override {
+    if (!Key.consume_front(Prefix))
+      return std::nullopt;
+    if (std::optional<llvm::StringRef> Value = View.get(Key))
+      return Value->str();
+    return std::nullopt;
+  }
+
+private:
+  const ClangTidyCheck::OptionsView &View;
+  std::string Prefix;
+};
+
+RuleCheck::RuleCheck(llvm::StringRef Name, tidy::ClangTidyContext *Context,
+                     const RuleEntry &Entry)
+    : ClangTidyCheck(Name, Context), Entry(Entry),
+      Options(std::make_unique<CheckOptions>(ClangTidyCheck::Options,
+                                             Entry.Info.Id)) {}
+
+RuleCheck::~RuleCheck() = default;
+
+void RuleCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *,
+                                    Preprocessor *) {
+  this->SM = &SM;
+}
+
+void RuleCheck::registerMatchers(ast_matchers::MatchFinder *Finder) {
+  FindingSink &Sink = *this;
+  Analysis = std::make_unique<AnalysisContext>(Code, Sink, Options.get());
+  Instance = Entry.Create(*Analysis);
+  Instance->registerMatchers(Finder);
+}
+
+void RuleCheck::storeOptions(tidy::ClangTidyOptions::OptionMap &) {}
+
+SourceLocation RuleCheck::locate(const std::string &File,
+                                 unsigned Offset) const {
+  if (!SM)
+    return SourceLocation();
+  llvm::Expected<FileEntryRef> Entry =
+      SM->getFileManager().getFileRef(File, /*OpenFile=*/false);
+  if (!Entry) {
+    llvm::consumeError(Entry.takeError());
+    return SourceLocation();
+  }
+  FileID ID = SM->translateFile(*Entry);
+  if (ID.isInvalid())
+    return SourceLocation();
+  return SM->getComposedLoc(ID, Offset);
+}
+
+namespace {
+/// Findings carry plain text; clang's diagnostics treat % as a format.
+std::string escaped(llvm::StringRef Text) {
+  std::string Result;
+  for (char C : Text) {
+    if (C == '%')
+      Result += '%';
+    Result += C;
+  }
+  return Result;
+}
+
+DiagnosticIDs::Level diagnosticLevel(Level L) {
+  switch (L) {
+  case Level::Error:
+    return DiagnosticIDs::Error;
+  case Level::Warning:
+    return DiagnosticIDs::Warning;
+  case Level::Note:
+    // A top-level note would be attached to the previous diagnostic.
+    return DiagnosticIDs::Remark;
+  }
+  return DiagnosticIDs::Warning;
+}
+} // namespace
+
+void RuleCheck::consume(Finding F) {
+  SourceLocation Begin = locate(F.Where.File, F.Where.Begin.Offset);
+  if (Begin.isInvalid())
+    return;
+  SourceLocation End = locate(F.Where.File, F.Where.End.Offset);
+  {
+    DiagnosticBuilder Diag =
+        diag(Begin, escaped(F.Message), diagnosticLevel(F.Severity));
+    if (End.isValid())
+      Diag << CharSourceRange::getCharRange(Begin, End);
+    for (const FixIt &X : F.FixIts) {
+      SourceLocation From = locate(X.File, X.Offset);
+      SourceLocation To = locate(X.File, X.Offset + X.Length);
+      if (From.isInvalid() || To.isInvalid())
+        continue;
+      Diag << FixItHint::CreateReplacement(
+          CharSourceRange::getCharRange(From, To), X.Replacement);
+    }
+  }
+  for (const Note &N : F.Notes) {
+    SourceLocation NoteBegin = locate(N.Where.File, N.Where.Begin.Offset);
+    if (NoteBegin.isInvalid())
+      continue;
+    SourceLocation NoteEnd = locate(N.Where.File, N.Where.End.Offset);
+    DiagnosticBuilder Diag =
+        diag(NoteBegin, escaped(N.Message), DiagnosticIDs::Note);
+    if (NoteEnd.isValid())
+      Diag << CharSourceRange::getCharRange(NoteBegin, NoteEnd);
+  }
+}
+
+} // namespace torchlint

@@ -1,0 +1,160 @@
+//===--- PluginParityTest.cpp - clang-tidy's plugin says what the CLI says -===//
+//
+// Every test-input, against every generation of libtorch headers, goes
+// through stock clang-tidy-19 with the torchlint plugin loaded and
+// -fix-errors. Its findings (rule, line, column, level, message) must equal
+// the CLI's, and the file it leaves must equal the CLI's --fix output (the
+// golden file), or be untouched where the CLI has nothing to fix.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestInputs.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace torchlint::test {
+namespace {
+
+struct TidyRun {
+  std::string Copy;
+  RunResult Run;
+};
+
+/// clang-tidy over a copy of each program of each generation, two at a time.
+const std::map<std::string, TidyRun> &tidyRuns() {
+  static std::map<std::string, TidyRun> Runs = [] {
+    std::map<std::string, TidyRun> Result;
+    std::vector<std::pair<std::string, std::vector<std::string>>> Jobs;
+    for (const std::string &Case : cases(/*GoldenOnly=*/false)) {
+      auto [G, Program] = splitCase(Case);
+      std::string Directory = temporaryDirectory();
+      std::string Copy = Directory + "/" + Program + ".cpp";
+      fs::copy_file(programPath(Program), Copy);
+      databaseFor(G, {Program}, Directory, /*Golden=*/false);
+      Result[Case].Copy = Copy;
+      Jobs.push_back({Case,
+                      {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
+                       "-checks=-*,torch-*", "-fix-errors", "--quiet",
+                       "-p", Directory, Copy}});
+    }
+    // Each run parses libtorch whole: two at a time keeps CI's two cores busy.
+    for (size_t I = 0; I < Jobs.size(); I += 2) {
+      std::vector<std::thread> Pair;
+      for (size_t J = I; J < std::min(I + 2, Jobs.size()); ++J)
+        Pair.emplace_back([&, J] {
+          Result[Jobs[J].first].Run = run(TORCHLINT_CLANG_TIDY, Jobs[J].second);
+        });
+      for (std::thread &T : Pair)
+        T.join();
+    }
+    return Result;
+  }();
+  return Runs;
+}
+
+struct Diagnostic {
+  unsigned Line, Column;
+  std::string Level, Message, Rule;
+  bool operator<(const Diagnostic &O) const {
+    return std::tie(Line, Column, Rule, Level, Message) <
+           std::tie(O.Line, O.Column, O.Rule, O.Level, O.Message);
+  }
+  bool operator==(const Diagnostic &O) const {
+    return !(*this < O) && !(O < *this);
+  }
+};
+
+std::ostream &operator<<(std::ostream &OS, const Diagnostic &D) {
+  return OS << D.Line << ":" << D.Column << ": " << D.Level << ": "
+            << D.Message << " [" << D.Rule << "]";
+}
+
+std::vector<Diagnostic> fromClangTidy(const std::string &Output,
+                                      const std::string &File) {
+  static const std::regex Line(
+      R"(^(.*):(\d+):(\d+): (warning|error|remark): (.*) \[(torch-[a-z0-9-]+)\]$)");
+  std::vector<Diagnostic> Result;
+  std::istringstream In(Output);
+  std::string Text;
+  std::smatch M;
+  while (std::getline(In, Text))
+    if (std::regex_match(Text, M, Line) && M[1] == File)
+      Result.push_back({static_cast<unsigned>(std::stoul(M[2])),
+                        static_cast<unsigned>(std::stoul(M[3])),
+                        M[4] == "remark" ? "note" : std::string(M[4]),
+                        M[5], M[6]});
+  std::sort(Result.begin(), Result.end());
+  return Result;
+}
+
+std::vector<Diagnostic> fromCli(const Analysis &A, const std::string &File) {
+  std::vector<Diagnostic> Result;
+  if (auto It = A.ByFile.find(File); It != A.ByFile.end())
+    for (const json &F : It->second)
+      Result.push_back({F["line"].get<unsigned>(), F["column"].get<unsigned>(),
+                        F["level"].get<std::string>(),
+                        F["message"].get<std::string>(),
+                        F["rule"].get<std::string>()});
+  std::sort(Result.begin(), Result.end());
+  return Result;
+}
+
+class PluginParity : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PluginParity, FindingsEqualTheCli) {
+  auto [G, Program] = splitCase(GetParam());
+  const TidyRun &Tidy = tidyRuns().at(GetParam());
+  ASSERT_NE(Tidy.Run.Stdout.find("[torch-"), std::string::npos)
+      << "clang-tidy reported nothing; is the plugin loaded?\n"
+      << Tidy.Run.Stderr;
+  std::vector<Diagnostic> Plugin = fromClangTidy(Tidy.Run.Stdout, Tidy.Copy);
+  std::vector<Diagnostic> Cli = fromCli(originals(G), programPath(Program));
+  EXPECT_EQ(Plugin, Cli) << "clang-tidy:\n"
+                         << ::testing::PrintToString(Plugin) << "\nCLI:\n"
+                         << ::testing::PrintToString(Cli);
+}
+
+TEST_P(PluginParity, FixedFileEqualsTheCli) {
+  auto [G, Program] = splitCase(GetParam());
+  const TidyRun &Tidy = tidyRuns().at(GetParam());
+  std::string Expected = fs::exists(programPath(Program, ".fixed.cpp"))
+                             ? readFile(programPath(Program, ".fixed.cpp"))
+                             : readFile(programPath(Program));
+  EXPECT_EQ(readFile(Tidy.Copy), Expected)
+      << "clang-tidy -fix-errors left " << Program
+      << ".cpp different from torchlint --fix with " << G.Name << "\n"
+      << Tidy.Run.Stderr;
+}
+
+std::string testName(const ::testing::TestParamInfo<std::string> &Info) {
+  std::string Name = Info.param;
+  std::replace(Name.begin(), Name.end(), '/', '_');
+  return Name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, PluginParity,
+                         ::testing::ValuesIn(cases(/*GoldenOnly=*/false)),
+                         testName);
+
+TEST(Plugin, EveryRuleIsACheck) {
+  RunResult R = run(TORCHLINT_CLANG_TIDY,
+                    {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
+                     "-checks=-*,torch-*", "--list-checks"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Stderr;
+  for (const json &Rule : originals(generations().front()).Output["rules"])
+    EXPECT_NE(R.Stdout.find(Rule.get<std::string>()), std::string::npos)
+        << Rule << " is not a check of the plugin:\n"
+        << R.Stdout;
+}
+
+} // namespace
+} // namespace torchlint::test

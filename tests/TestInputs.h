@@ -1,0 +1,79 @@
+//===--- TestInputs.h - The test-inputs project, as the tests see it -*- C++ -*-//
+//
+// The generations of libtorch headers the tests analyze against, the programs
+// each builds, their annotations, and the analyzer runs over them, made once
+// per test process and shared by the suites.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_TESTS_TESTINPUTS_H
+#define TORCHLINT_TESTS_TESTINPUTS_H
+
+#include "Subprocess.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace torchlint::test {
+
+using LineRule = std::pair<unsigned, std::string>;
+
+/// The `// expect:` annotations of a file: (line, rule) pairs.
+std::multiset<LineRule> annotations(const std::string &Path);
+
+/// A generation of libtorch headers and the test-inputs database configured
+/// against it.
+struct Generation {
+  std::string Name;
+  int Major;
+  std::string Database;
+};
+const std::vector<Generation> &generations();
+const Generation &generation(const std::string &Name);
+
+/// Program names (file stems) that build with libtorch Major (0: any).
+std::vector<std::string> programs(int Major = 0);
+/// Those programs that have a golden `.fixed.cpp`.
+std::vector<std::string> goldens(int Major = 0);
+/// "<generation>/<program>" for every program each generation builds.
+std::vector<std::string> cases(bool GoldenOnly);
+std::pair<const Generation &, std::string> splitCase(const std::string &Case);
+std::string programPath(const std::string &Program,
+                        const std::string &Suffix = ".cpp");
+
+/// The findings of one analyzer run, by file.
+struct Analysis {
+  RunResult Run;
+  nlohmann::json Output;
+  std::map<std::string, std::vector<nlohmann::json>> ByFile;
+  std::map<std::string, std::string> Failures;
+};
+Analysis analyze(const std::vector<std::string> &Args);
+
+/// A compilation database in Directory for copies of the named programs
+/// placed there, or (Golden) for their golden files: each entry is the
+/// program's own, pointed at another file.
+std::string databaseFor(const Generation &G,
+                        const std::vector<std::string> &Names,
+                        const std::string &Directory, bool Golden);
+
+/// The CLI over every program of G.
+const Analysis &originals(const Generation &G);
+
+struct FixRun {
+  std::string Directory;
+  RunResult Run;
+};
+/// The CLI's --fix over copies of G's programs that have golden files.
+const FixRun &fixedCopies(const Generation &G);
+/// The CLI over G's golden files.
+const Analysis &goldenAnalysis(const Generation &G);
+
+} // namespace torchlint::test
+
+#endif // TORCHLINT_TESTS_TESTINPUTS_H
