@@ -186,14 +186,17 @@ void DeviceMismatchCheck::checkModuleCall(const Expr *Call, const Expr *Module,
     bool SomePaths = agreesSometimes(ModuleFacts, InputFacts);
     bool ModuleStaysOnCpu = ModuleFact.How == Provenance::ModuleCreated;
 
-    std::string Message = "input " + InputName + (SomePaths ? " may be" : " is") +
-                          " on " + deviceName(InputFact);
+    std::string Message = named("input", Input, Ctx) +
+                          (SomePaths ? " may be" : " is") + " on " +
+                          deviceName(InputFact);
     if (SomePaths)
       Message += " (on some paths)";
     if (ModuleStaysOnCpu)
-      Message += " but module " + ModuleName + " is never moved off the CPU";
+      Message += " but " + named("module", Module, Ctx) +
+                 " is never moved off the CPU";
     else
-      Message += " but module " + ModuleName + " is on " + deviceName(ModuleFact);
+      Message += " but " + named("module", Module, Ctx) + " is on " +
+                 deviceName(ModuleFact);
     Message += "; the call fails at run time with a device mismatch";
 
     FindingBuilder Finding = report(Ctx, Input->getSourceRange(), Message);

@@ -25,6 +25,14 @@ std::string quoted(const Expr *E, const ASTContext &Ctx,
   return "'" + Text + "'";
 }
 
+std::string named(llvm::StringRef Role, const Expr *E,
+                  const ASTContext &Ctx) {
+  std::string Quoted = quoted(E, Ctx, "");
+  if (Quoted.empty())
+    return "the " + Role.str();
+  return Role.str() + " " + Quoted;
+}
+
 std::string explainFact(const DeviceFact &F, llvm::StringRef Name,
                         const ASTContext &Ctx) {
   std::string Device = deviceName(F);

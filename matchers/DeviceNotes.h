@@ -26,6 +26,10 @@ std::string deviceName(const DeviceFact &F);
 std::string quoted(const clang::Expr *E, const clang::ASTContext &Ctx,
                    llvm::StringRef Fallback);
 
+/// "input 'batch.data'", or "the input" when the expression cannot be quoted.
+std::string named(llvm::StringRef Role, const clang::Expr *E,
+                  const clang::ASTContext &Ctx);
+
 /// A note explaining how the value named Name got the device of F.
 std::string explainFact(const DeviceFact &F, llvm::StringRef Name,
                         const clang::ASTContext &Ctx);

@@ -155,7 +155,7 @@ void HardcodedCpuDeviceCheck::reportPlacement(
     std::string Name =
         quoted(Placed, Ctx, IsModule ? "the module" : "the input");
     std::string Message =
-        (IsModule ? "module " : "input ") + Name +
+        named(IsModule ? "module" : "input", Placed, Ctx) +
         " is placed on a hard-coded CPU device; it runs on the CPU even on a "
         "machine with a GPU";
     FindingBuilder Finding = report(Ctx, F.Literal->getSourceRange(), Message);
