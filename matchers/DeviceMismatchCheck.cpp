@@ -15,6 +15,7 @@ namespace torchlint {
 
 const RuleInfo DeviceMismatchCheck::Info = {
     "torch-device-mismatch",
+    "DeviceMismatch",
     "a module or operation receives tensors that live on different devices",
     "Reports a module that is called with an input on another device than its "
     "parameters (the model was moved with .to(device) but its inputs were "
@@ -23,6 +24,8 @@ const RuleInfo DeviceMismatchCheck::Info = {
     "run time with a device mismatch.",
     Level::Error,
     /*OffersFixIts=*/true,
+    "correctness,gpu,libtorch",
+    "high",
 };
 
 namespace {

@@ -17,6 +17,7 @@ namespace torchlint {
 
 const RuleInfo HardcodedCpuDeviceCheck::Info = {
     "torch-hardcoded-cpu-device",
+    "HardcodedCpuDevice",
     "a module or its training tensors are placed on a hard-coded CPU device",
     "Reports torch::kCPU, torch::Device(\"cpu\"), .cpu() or .to(torch::kCPU) "
     "used to place a module or the tensors it is called with, when the "
@@ -26,6 +27,8 @@ const RuleInfo HardcodedCpuDeviceCheck::Info = {
     "reported.",
     Level::Warning,
     /*OffersFixIts=*/true,
+    "performance,gpu,libtorch",
+    "high",
 };
 
 namespace {

@@ -35,12 +35,20 @@ class DeviceFlow;
 /// Static description of a rule; also the source of --list-checks and of the
 /// SARIF rule metadata.
 struct RuleInfo {
+  /// Stable identifier: "torch-device-mismatch".
   const char *Id;
+  /// Readable identifier for reports: "DeviceMismatch".
+  const char *Name;
   /// One line, lower-case, no final period.
   const char *Summary;
   const char *Description;
   Level DefaultLevel;
   bool OffersFixIts;
+  /// Comma-separated: "correctness,gpu".
+  const char *Tags;
+  /// How often a finding is right, in SARIF's words: "very-high", "high",
+  /// "medium" or "low".
+  const char *Precision;
 };
 
 /// Where rule options come from: the CLI's configuration or .clang-tidy

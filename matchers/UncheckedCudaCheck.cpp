@@ -14,6 +14,7 @@ namespace torchlint {
 
 const RuleInfo UncheckedCudaCheck::Info = {
     "torch-unchecked-cuda",
+    "UncheckedCuda",
     "CUDA is used without checking that it is available",
     "Reports torch::kCUDA, torch::Device(\"cuda\") and .cuda() that place a "
     "tensor or module on the GPU on a path that never checked "
@@ -24,6 +25,8 @@ const RuleInfo UncheckedCudaCheck::Info = {
     "fallback assignment of the CPU, or a check in every caller counts.",
     Level::Warning,
     /*OffersFixIts=*/false,
+    "portability,correctness,gpu,libtorch",
+    "high",
 };
 
 namespace {

@@ -18,6 +18,10 @@ for package in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$package")
 done
+# Node.js runs the SARIF validators of the tests; any install of it will do.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
 
 sudo=()
 if ((${#missing[@]} > 0)); then
@@ -35,6 +39,19 @@ if ((${#missing[@]} > 0)); then
   "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 else
   echo "install-deps: all ${#packages[@]} packages are installed"
+fi
+
+# The SARIF validators the tests run (test tooling only), pinned by
+# tests/sarif/package-lock.json; reinstalled only when the lock file changes.
+sarif=$root/tests/sarif
+stamp=$sarif/node_modules/.torchlint-lock.sha256
+wanted=$(sha256sum "$sarif/package-lock.json" | cut -d' ' -f1)
+if [[ -f "$stamp" && "$(cat "$stamp")" == "$wanted" ]]; then
+  echo "install-deps: the SARIF validators are installed"
+else
+  echo "install-deps: installing the SARIF validators (npm ci in tests/sarif)"
+  npm ci --prefix "$sarif" --no-audit --no-fund --ignore-scripts --loglevel=error
+  echo "$wanted" >"$stamp"
 fi
 
 # The headers of libtorch 2.x, to test against both generations: Debian 13's

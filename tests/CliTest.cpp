@@ -1,6 +1,6 @@
 //===--- CliTest.cpp - The command line as users and CI see it -------------===//
 
-#include "Subprocess.h"
+#include "TestInputs.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -14,28 +14,8 @@ using nlohmann::json;
 namespace torchlint::test {
 namespace {
 
-std::string dataFile(const std::string &Name) {
-  return (fs::path(TORCHLINT_TEST_DATA) / Name).string();
-}
-
-/// A compilation database for files of tests/data, compiled as test-inputs/
-/// is (same compiler, flags and libtorch).
 std::string databaseFor(const std::vector<std::string> &Names) {
-  json Original = json::parse(readFile(testInputsDatabase()));
-  const json &Model = Original.at(0);
-  std::string ModelFile = Model["file"].get<std::string>();
-  json Result = json::array();
-  for (const std::string &Name : Names) {
-    json Entry = Model;
-    std::string Command = Entry["command"].get<std::string>();
-    Command.replace(Command.find(ModelFile), ModelFile.size(), dataFile(Name));
-    Entry["command"] = Command;
-    Entry["file"] = dataFile(Name);
-    Result.push_back(Entry);
-  }
-  std::string Path = temporaryDirectory() + "/compile_commands.json";
-  writeFile(Path, Result.dump(1));
-  return Path;
+  return dataDatabase(Names);
 }
 
 RunResult torchlint(const std::vector<std::string> &Args,

@@ -145,10 +145,16 @@ std::string databaseFor(const Generation &G,
 const Analysis &originals(const Generation &G) {
   static std::map<std::string, Analysis> Runs;
   auto It = Runs.find(G.Name);
-  if (It == Runs.end())
-    It = Runs.emplace(G.Name, analyze({"--format=json", "-j", "2", "--quiet",
-                                       G.Database}))
+  if (It == Runs.end()) {
+    std::string Sarif = temporaryDirectory() + "/" + G.Name + ".sarif";
+    It = Runs.emplace(G.Name,
+                      analyze({"--format=json", "-j", "2", "--quiet",
+                               "--export-sarif=" + Sarif,
+                               std::string("--sarif-category=") + SarifCategory,
+                               G.Database}))
              .first;
+    It->second.Sarif = Sarif;
+  }
   return It->second;
 }
 
@@ -179,6 +185,30 @@ const Analysis &goldenAnalysis(const Generation &G) {
   return Runs
       .emplace(G.Name, analyze({"--format=json", "-j", "2", "--quiet", Database}))
       .first->second;
+}
+
+std::string dataFile(const std::string &Name) {
+  if (fs::path(Name).is_absolute())
+    return Name;
+  return (fs::path(TORCHLINT_TEST_DATA) / Name).string();
+}
+
+std::string dataDatabase(const std::vector<std::string> &Files) {
+  json Original = json::parse(readFile(testInputsDatabase()));
+  const json &Model = Original.at(0);
+  std::string ModelFile = Model["file"].get<std::string>();
+  json Result = json::array();
+  for (const std::string &Name : Files) {
+    json Entry = Model;
+    std::string Command = Entry["command"].get<std::string>();
+    Command.replace(Command.find(ModelFile), ModelFile.size(), dataFile(Name));
+    Entry["command"] = Command;
+    Entry["file"] = dataFile(Name);
+    Result.push_back(Entry);
+  }
+  std::string Path = temporaryDirectory() + "/compile_commands.json";
+  writeFile(Path, Result.dump(1));
+  return Path;
 }
 
 } // namespace torchlint::test

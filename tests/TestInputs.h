@@ -52,6 +52,8 @@ struct Analysis {
   nlohmann::json Output;
   std::map<std::string, std::vector<nlohmann::json>> ByFile;
   std::map<std::string, std::string> Failures;
+  /// The SARIF log the same run exported.
+  std::string Sarif;
 };
 Analysis analyze(const std::vector<std::string> &Args);
 
@@ -62,7 +64,17 @@ std::string databaseFor(const Generation &G,
                         const std::vector<std::string> &Names,
                         const std::string &Directory, bool Golden);
 
-/// The CLI over every program of G.
+/// A file of tests/data.
+std::string dataFile(const std::string &Name);
+/// A compilation database (in a fresh directory) for files compiled as
+/// test-inputs/ is, with the same compiler, flags and libtorch. Files are
+/// named in tests/data, or given as absolute paths.
+std::string dataDatabase(const std::vector<std::string> &Files);
+
+/// The category the specification runs give their SARIF logs.
+inline constexpr const char *SarifCategory = "torchlint/test-inputs";
+
+/// The CLI over every program of G, also exporting a SARIF log.
 const Analysis &originals(const Generation &G);
 
 struct FixRun {

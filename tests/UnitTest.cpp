@@ -2,7 +2,9 @@
 
 #include "CheckGlob.h"
 #include "CompileDatabase.h"
+#include "Fingerprint.h"
 #include "FixApplier.h"
+#include "RuleDocs.h"
 #include "Suppressions.h"
 #include "Writers.h"
 
@@ -166,6 +168,58 @@ TEST(Sarif, ColumnsInUtf16CodeUnits) {
 
 TEST(Sarif, FileUris) {
   EXPECT_EQ(fileUri("/a/b c/d#e.cpp"), "file:///a/b%20c/d%23e.cpp");
+}
+
+// The test vectors of github/codeql-action (src/fingerprints.test.ts), which
+// computes the fingerprints GitHub code scanning matches results by.
+TEST(Fingerprint, GitHubTestVectors) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(lineHashes(""), V{"c129715d7a2bc9a3:1"});
+  EXPECT_EQ(lineHashes(" a\nb\n  \t\tc\n d"),
+            (V{"271789c17abda88f:1", "54703d4cd895b18:1", "180aee12dab6264:1",
+               "a23a3dc5e078b07b:1"}));
+  EXPECT_EQ(lineHashes(" hello; \t\nworld!!!\n\n\n  \t\tGreetings\n End"),
+            (V{"8b7cf3e952e7aeb2:1", "b1ae1287ec4718d9:1", "bff680108adb0fcc:1",
+               "c6805c5e1288b612:1", "b86d3392aea1be30:1", "e6ceba753e1a442:1"}));
+  V Terminated = {"e9496ae3ebfced30:1", "fb7c023a8b9ccb3f:1",
+                  "ce8ba1a563dcdaca:1", "e20e36e16fcb0cc8:1",
+                  "b3edc88f2938467e:1", "c8e28b0b4002a3a0:1",
+                  "c129715d7a2bc9a3:1"};
+  EXPECT_EQ(lineHashes(" hello; \t\nworld!!!\n\n\n  \t\tGreetings\n End\n"),
+            Terminated);
+  EXPECT_EQ(lineHashes(" hello; \t\nworld!!!\r\r\r  \t\tGreetings\r End\r"),
+            Terminated);
+  EXPECT_EQ(lineHashes(" hello; \t\r\nworld!!!\r\n\r\n\r\n  \t\tGreetings\r\n End\r\n"),
+            Terminated);
+  EXPECT_EQ(lineHashes(" hello; \t\nworld!!!\r\n\n\r  \t\tGreetings\r End\r\n"),
+            Terminated);
+  std::string Lorem;
+  for (int I = 0; I < 10; ++I)
+    Lorem += "Lorem ipsum dolor sit amet.\n";
+  EXPECT_EQ(lineHashes(Lorem),
+            (V{"a7f2ff13bc495cf2:1", "a7f2ff13bc495cf2:2", "a7f2ff13bc495cf2:3",
+               "a7f2ff13bc495cf2:4", "a7f2ff13bc495cf2:5", "a7f2ff13bc495cf2:6",
+               "a7f2ff1481e87703:1", "a9cf91f7bbf1862b:1", "55ec222b86bcae53:1",
+               "cc97dc7b1d7d8f7b:1", "c129715d7a2bc9a3:1"}));
+  EXPECT_EQ(lineHashes("x = 2\nx = 1\nprint(x)\nx = 3\nprint(x)\nx = 4\nprint(x)\n"),
+            (V{"e54938cc54b302f1:1", "bb609acbe9138d60:1", "1131fd5871777f34:1",
+               "5c482a0f8b35ea28:1", "54517377da7028d2:1", "2c644846cb18d53e:1",
+               "f1b89f20de0d133:1", "c129715d7a2bc9a3:1"}));
+}
+
+TEST(Sarif, RelativeUris) {
+  EXPECT_EQ(relativeUri("/repo/src/a b.cpp", "/repo"), "src/a%20b.cpp");
+  EXPECT_EQ(relativeUri("/repo/src/a.cpp", "/repo/"), "src/a.cpp");
+  EXPECT_EQ(relativeUri("/repository/a.cpp", "/repo"), "");
+  EXPECT_EQ(relativeUri("/elsewhere/a.cpp", "/repo"), "");
+}
+
+TEST(RuleDocs, MarkdownToText) {
+  EXPECT_EQ(markdownToText("# torch-x\n\n**Level:** error, `code` and "
+                           "[a link](docs/a.md)\n```cpp\nint x;\n```\n"),
+            "torch-x\n\nLevel: error, code and a link (docs/a.md)\nint x;");
+  EXPECT_FALSE(ruleDocMarkdown("torch-device-mismatch").empty());
+  EXPECT_TRUE(ruleDocMarkdown("no-such-rule").empty());
 }
 
 } // namespace

@@ -26,6 +26,14 @@ OPTIONS:
                           (default: warning)
   --header-filter=REGEX   report findings in the project's headers matching REGEX
                           (default: every header that is not a system or libtorch one)
+  --export-sarif=FILE     also write a SARIF 2.1.0 log to FILE, whatever --format is
+  --source-root=DIR       SARIF locations are relative to DIR (%SRCROOT%); default:
+                          the git work tree holding the sources, else the
+                          current directory
+  --sarif-category=ID     runs[0].automationDetails.id, to keep several uploads
+                          of one commit apart
+  --baseline=FILE         report only findings that are not in this SARIF log
+                          (same rule, file and line fingerprint)
   --color=auto|always|never
                           colour the text output (default: on a terminal)
   --quiet                 no progress or summary on standard error
@@ -148,6 +156,18 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
         return usage("invalid --fail-on level '" + *V +
                      "': expected note, warning or error");
       O.FailOn = *L;
+    } else if (Name == "--export-sarif" || Name == "--source-root" ||
+               Name == "--sarif-category" || Name == "--baseline") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      if (V->empty())
+        return usage("option '" + Name + "' needs a value");
+      std::string &Target = Name == "--export-sarif"     ? O.ExportSarif
+                            : Name == "--source-root"    ? O.SourceRoot
+                            : Name == "--sarif-category" ? O.SarifCategory
+                                                         : O.Baseline;
+      Target = V->str();
     } else if (Name == "--color") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)

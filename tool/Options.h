@@ -29,6 +29,13 @@ struct Options {
   ColorMode Color = ColorMode::Auto;
   bool Quiet = false;
   std::string HeaderFilter;
+  /// Also write a SARIF log here, whatever --format is.
+  std::string ExportSarif;
+  /// Paths in SARIF are relative to it; empty: the repository of the sources.
+  std::string SourceRoot;
+  std::string SarifCategory;
+  /// Report only findings that are not in this SARIF log.
+  std::string Baseline;
   bool Help = false;
   bool Version = false;
 };

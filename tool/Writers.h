@@ -5,7 +5,11 @@
 
 #include "Report.h"
 
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <set>
+#include <string>
 
 namespace torchlint {
 
@@ -17,14 +21,35 @@ void writeText(const Report &R, SourceCache &Sources, llvm::raw_ostream &OS,
 /// One JSON document: findings, failures, the enabled rules.
 void writeJson(const Report &R, llvm::raw_ostream &OS);
 
-/// A SARIF 2.1.0 log with one run.
-void writeSarif(const Report &R, SourceCache &Sources, llvm::raw_ostream &OS);
+struct SarifOptions {
+  /// Paths under it are written relative to %SRCROOT%.
+  std::string SourceRoot;
+  /// runs[0].automationDetails.id, so that several uploads of one commit
+  /// stay apart; empty: none.
+  std::string Category;
+};
+
+/// A SARIF 2.1.0 log with one run, ready for GitHub code scanning.
+void writeSarif(const Report &R, SourceCache &Sources,
+                const SarifOptions &Options, llvm::raw_ostream &OS);
+
+/// How a result is recognised across runs: rule, file and GitHub's line
+/// fingerprint. The same key is read back from a baseline log.
+std::string resultKey(const Finding &F, SourceCache &Sources,
+                      const std::string &SourceRoot);
+
+/// The keys of every result of a SARIF log, for --baseline.
+llvm::Expected<std::set<std::string>> readBaselineKeys(const std::string &Path);
 
 /// The 1-based UTF-16 column of a 1-based byte column in Line.
 unsigned utf16Column(llvm::StringRef Line, unsigned ByteColumn);
 
 /// A file:// URI for an absolute path, percent-encoded.
 std::string fileUri(llvm::StringRef Path);
+
+/// The path relative to Root, percent-encoded as a URI reference, or empty
+/// when Path is not under Root.
+std::string relativeUri(llvm::StringRef Path, llvm::StringRef Root);
 
 /// The tool's version.
 const char *torchlintVersion();

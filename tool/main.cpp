@@ -19,6 +19,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 #include <cstdlib>
 #include <set>
 #include <thread>
@@ -80,6 +82,25 @@ bool isCudaSource(const CompileEntry &Entry) {
       Entry.Arguments.empty() ? "" : llvm::StringRef(Entry.Arguments.front());
   return File.ends_with(".cu") || File.ends_with(".cuh") ||
          llvm::sys::path::filename(Compiler).starts_with("nvcc");
+}
+
+/// The root of the sources in SARIF: --source-root, else the git work tree
+/// that holds the first source, else the current directory.
+std::string sourceRoot(const Options &O,
+                       const std::vector<CompileEntry> &Entries) {
+  llvm::SmallString<256> Cwd;
+  llvm::sys::fs::current_path(Cwd);
+  if (!O.SourceRoot.empty())
+    return absolutePath(O.SourceRoot, std::string(Cwd));
+  if (!Entries.empty())
+    for (llvm::StringRef Dir = llvm::sys::path::parent_path(Entries.front().File);
+         !Dir.empty(); Dir = llvm::sys::path::parent_path(Dir)) {
+      llvm::SmallString<256> Git(Dir);
+      llvm::sys::path::append(Git, ".git");
+      if (llvm::sys::fs::exists(Git))
+        return Dir.str();
+    }
+  return std::string(Cwd);
 }
 
 bool useColor(ColorMode Mode, bool ToStdout) {
@@ -173,6 +194,14 @@ int main(int Argc, const char **Argv) {
   if (!Entries)
     return fail(llvm::toString(Entries.takeError()));
 
+  std::optional<std::set<std::string>> Baseline;
+  if (!O.Baseline.empty()) {
+    llvm::Expected<std::set<std::string>> Known = readBaselineKeys(O.Baseline);
+    if (!Known)
+      return fail(llvm::toString(Known.takeError()));
+    Baseline = std::move(*Known);
+  }
+
   size_t Before = Entries->size();
   llvm::erase_if(*Entries, isCudaSource);
   if (Entries->size() != Before && !O.Quiet)
@@ -202,6 +231,14 @@ int main(int Argc, const char **Argv) {
 
   SourceCache Sources;
   Report R = buildReport(std::move(Results), Rules, Sources);
+  SarifOptions Sarif{sourceRoot(O, *Entries), O.SarifCategory};
+  if (Baseline) {
+    // Only what the baseline does not know: the text, the logs and the exit
+    // status all follow the new findings.
+    llvm::erase_if(R.Findings, [&](const Finding &F) {
+      return Baseline->count(resultKey(F, Sources, Sarif.SourceRoot)) > 0;
+    });
+  }
 
   {
     std::error_code EC;
@@ -220,7 +257,7 @@ int main(int Argc, const char **Argv) {
       writeJson(R, OS);
       break;
     case OutputFormat::Sarif:
-      writeSarif(R, Sources, OS);
+      writeSarif(R, Sources, Sarif, OS);
       break;
     }
     OS.flush();
@@ -229,6 +266,14 @@ int main(int Argc, const char **Argv) {
       File->clear_error();
       return fail(O.OutputFile + ": cannot write: " + Message);
     }
+  }
+
+  if (!O.ExportSarif.empty()) {
+    std::error_code EC;
+    llvm::raw_fd_ostream File(O.ExportSarif, EC);
+    if (EC)
+      return fail(O.ExportSarif + ": cannot write: " + EC.message());
+    writeSarif(R, Sources, Sarif, File);
   }
 
   for (const AnalysisFailure &Failure : R.Failures)
