@@ -2,6 +2,7 @@
 
 #include "CheckGlob.h"
 #include "CompileDatabase.h"
+#include "Configuration.h"
 #include "Fingerprint.h"
 #include "FixApplier.h"
 #include "RuleDocs.h"
@@ -42,8 +43,9 @@ TEST(CompileDatabase, BothFormsAndRelativePaths) {
   ASSERT_EQ(DB->Entries.size(), 2u);
   EXPECT_EQ(DB->Entries[0].Directory, "/project/build");
   EXPECT_EQ(DB->Entries[0].File, "/project/src/a.cpp");
-  EXPECT_EQ(DB->Entries[0].Arguments,
-            (std::vector<std::string>{"c++", "-I", "inc", "-c", "../src/a.cpp"}));
+  EXPECT_EQ(
+      DB->Entries[0].Arguments,
+      (std::vector<std::string>{"c++", "-I", "inc", "-c", "../src/a.cpp"}));
   EXPECT_EQ(DB->Entries[1].File, "/abs/b.cpp");
   EXPECT_EQ(DB->Entries[1].Arguments.front(), "clang++");
 }
@@ -65,6 +67,36 @@ TEST(CompileDatabase, ProblemsNameTheFileAndTheEntry) {
                   "\"command\": \"   \"}]"),
             "/db.json: entry 1 (a.cpp) has an empty \"command\"");
   EXPECT_EQ(Error("[]"), "no error");
+}
+
+TEST(Configuration, CheckOptionsInBothForms) {
+  auto Mapping = parseCheckOptions("Checks: '-*,torch-*'\n"
+                                   "CheckOptions:\n"
+                                   "  torch-a.Workers: '4'\n"
+                                   "  other-check.X: y\n",
+                                   ".clang-tidy");
+  ASSERT_TRUE(static_cast<bool>(Mapping))
+      << llvm::toString(Mapping.takeError());
+  EXPECT_EQ(Mapping->at("torch-a.Workers"), "4");
+  EXPECT_EQ(MapOptions(*Mapping).get("torch-a.Workers"), "4");
+  EXPECT_EQ(MapOptions(*Mapping).get("torch-a.Other"), std::nullopt);
+
+  auto List = parseCheckOptions("CheckOptions:\n"
+                                "  - key: torch-a.Workers\n"
+                                "    value: 2\n",
+                                ".clang-tidy");
+  ASSERT_TRUE(static_cast<bool>(List)) << llvm::toString(List.takeError());
+  EXPECT_EQ(List->at("torch-a.Workers"), "2");
+
+  auto Bad = parseCheckOptions("CheckOptions: [unclosed\n", "/p/.clang-tidy");
+  ASSERT_FALSE(static_cast<bool>(Bad));
+  EXPECT_EQ(llvm::toString(Bad.takeError())
+                .rfind("/p/.clang-tidy: invalid YAML at line", 0),
+            0u);
+  auto Scalar = parseCheckOptions("CheckOptions: 3\n", "/p/.clang-tidy");
+  ASSERT_FALSE(static_cast<bool>(Scalar));
+  EXPECT_EQ(llvm::toString(Scalar.takeError()),
+            "/p/.clang-tidy: CheckOptions must be a mapping or a list");
 }
 
 TEST(CheckGlob, ClangTidySemantics) {
@@ -101,7 +133,8 @@ TEST(Suppressions, Forms) {
   EXPECT_FALSE(isSuppressed(Text, 5, "torch-device-mismatch"));
   EXPECT_TRUE(isSuppressed(Text, 7, "torch-unchecked-cuda"));
   EXPECT_FALSE(isSuppressed(Text, 7, "torch-device-mismatch"));
-  EXPECT_FALSE(isSuppressed(Text, 9, "torch-x")) << "NOLINTNEXTLINE is no NOLINT";
+  EXPECT_FALSE(isSuppressed(Text, 9, "torch-x"))
+      << "NOLINTNEXTLINE is no NOLINT";
   EXPECT_TRUE(isSuppressed(Text, 10, "torch-x"));
 }
 
@@ -153,8 +186,9 @@ TEST(Fixes, FileLeftUntouchedOnOverlapAndPermissionsKept) {
   struct stat Status;
   stat(Good.c_str(), &Status);
   EXPECT_EQ(Status.st_mode & 0777, 0640u);
-  EXPECT_EQ(std::distance(fs::directory_iterator(Dir), fs::directory_iterator()),
-            2) << "no temporary file is left behind";
+  EXPECT_EQ(
+      std::distance(fs::directory_iterator(Dir), fs::directory_iterator()), 2)
+      << "no temporary file is left behind";
   fs::remove_all(Dir);
 }
 
@@ -178,9 +212,10 @@ TEST(Fingerprint, GitHubTestVectors) {
   EXPECT_EQ(lineHashes(" a\nb\n  \t\tc\n d"),
             (V{"271789c17abda88f:1", "54703d4cd895b18:1", "180aee12dab6264:1",
                "a23a3dc5e078b07b:1"}));
-  EXPECT_EQ(lineHashes(" hello; \t\nworld!!!\n\n\n  \t\tGreetings\n End"),
-            (V{"8b7cf3e952e7aeb2:1", "b1ae1287ec4718d9:1", "bff680108adb0fcc:1",
-               "c6805c5e1288b612:1", "b86d3392aea1be30:1", "e6ceba753e1a442:1"}));
+  EXPECT_EQ(
+      lineHashes(" hello; \t\nworld!!!\n\n\n  \t\tGreetings\n End"),
+      (V{"8b7cf3e952e7aeb2:1", "b1ae1287ec4718d9:1", "bff680108adb0fcc:1",
+         "c6805c5e1288b612:1", "b86d3392aea1be30:1", "e6ceba753e1a442:1"}));
   V Terminated = {"e9496ae3ebfced30:1", "fb7c023a8b9ccb3f:1",
                   "ce8ba1a563dcdaca:1", "e20e36e16fcb0cc8:1",
                   "b3edc88f2938467e:1", "c8e28b0b4002a3a0:1",
@@ -189,8 +224,10 @@ TEST(Fingerprint, GitHubTestVectors) {
             Terminated);
   EXPECT_EQ(lineHashes(" hello; \t\nworld!!!\r\r\r  \t\tGreetings\r End\r"),
             Terminated);
-  EXPECT_EQ(lineHashes(" hello; \t\r\nworld!!!\r\n\r\n\r\n  \t\tGreetings\r\n End\r\n"),
-            Terminated);
+  EXPECT_EQ(
+      lineHashes(
+          " hello; \t\r\nworld!!!\r\n\r\n\r\n  \t\tGreetings\r\n End\r\n"),
+      Terminated);
   EXPECT_EQ(lineHashes(" hello; \t\nworld!!!\r\n\n\r  \t\tGreetings\r End\r\n"),
             Terminated);
   std::string Lorem;
@@ -201,10 +238,11 @@ TEST(Fingerprint, GitHubTestVectors) {
                "a7f2ff13bc495cf2:4", "a7f2ff13bc495cf2:5", "a7f2ff13bc495cf2:6",
                "a7f2ff1481e87703:1", "a9cf91f7bbf1862b:1", "55ec222b86bcae53:1",
                "cc97dc7b1d7d8f7b:1", "c129715d7a2bc9a3:1"}));
-  EXPECT_EQ(lineHashes("x = 2\nx = 1\nprint(x)\nx = 3\nprint(x)\nx = 4\nprint(x)\n"),
-            (V{"e54938cc54b302f1:1", "bb609acbe9138d60:1", "1131fd5871777f34:1",
-               "5c482a0f8b35ea28:1", "54517377da7028d2:1", "2c644846cb18d53e:1",
-               "f1b89f20de0d133:1", "c129715d7a2bc9a3:1"}));
+  EXPECT_EQ(
+      lineHashes("x = 2\nx = 1\nprint(x)\nx = 3\nprint(x)\nx = 4\nprint(x)\n"),
+      (V{"e54938cc54b302f1:1", "bb609acbe9138d60:1", "1131fd5871777f34:1",
+         "5c482a0f8b35ea28:1", "54517377da7028d2:1", "2c644846cb18d53e:1",
+         "f1b89f20de0d133:1", "c129715d7a2bc9a3:1"}));
 }
 
 TEST(Sarif, RelativeUris) {

@@ -34,6 +34,9 @@ OPTIONS:
                           of one commit apart
   --baseline=FILE         report only findings that are not in this SARIF log
                           (same rule, file and line fingerprint)
+  --config-file=FILE      a .clang-tidy file whose CheckOptions configure the rules
+                          (torch-<rule>.<Option>); default: the nearest
+                          .clang-tidy above the sources
   --color=auto|always|never
                           colour the text output (default: on a terminal)
   --quiet                 no progress or summary on standard error
@@ -81,7 +84,8 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
       Name = Left;
       Value = Right;
       HasValue = Arg.contains('=');
-    } else if (Arg.size() > 2 && (Arg.starts_with("-j") || Arg.starts_with("-o"))) {
+    } else if (Arg.size() > 2 &&
+               (Arg.starts_with("-j") || Arg.starts_with("-o"))) {
       Name = Arg.take_front(2);
       Value = Arg.drop_front(2);
       HasValue = true;
@@ -135,7 +139,8 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
       else if (*V == "sarif")
         O.Format = OutputFormat::Sarif;
       else
-        return usage("invalid format '" + *V + "': expected text, json or sarif");
+        return usage("invalid format '" + *V +
+                     "': expected text, json or sarif");
     } else if (Name == "-o" || Name == "--output") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)
@@ -157,7 +162,8 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
                      "': expected note, warning or error");
       O.FailOn = *L;
     } else if (Name == "--export-sarif" || Name == "--source-root" ||
-               Name == "--sarif-category" || Name == "--baseline") {
+               Name == "--sarif-category" || Name == "--baseline" ||
+               Name == "--config-file") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)
         return V.takeError();
@@ -166,6 +172,7 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
       std::string &Target = Name == "--export-sarif"     ? O.ExportSarif
                             : Name == "--source-root"    ? O.SourceRoot
                             : Name == "--sarif-category" ? O.SarifCategory
+                            : Name == "--config-file"    ? O.ConfigFile
                                                          : O.Baseline;
       Target = V->str();
     } else if (Name == "--color") {
@@ -179,7 +186,8 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
       else if (*V == "never")
         O.Color = ColorMode::Never;
       else
-        return usage("invalid --color '" + *V + "': expected auto, always or never");
+        return usage("invalid --color '" + *V +
+                     "': expected auto, always or never");
     } else if (Name == "--quiet" || Name == "-q") {
       if (llvm::Error E = NoValue())
         return std::move(E);

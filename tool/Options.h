@@ -36,6 +36,9 @@ struct Options {
   std::string SarifCategory;
   /// Report only findings that are not in this SARIF log.
   std::string Baseline;
+  /// A .clang-tidy file whose CheckOptions configure the rules; empty: the
+  /// nearest .clang-tidy above the sources, if any.
+  std::string ConfigFile;
   bool Help = false;
   bool Version = false;
 };

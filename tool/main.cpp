@@ -3,6 +3,7 @@
 #include "Analyzer.h"
 #include "CheckGlob.h"
 #include "CompileDatabase.h"
+#include "Configuration.h"
 #include "FixApplier.h"
 #include "Options.h"
 #include "Report.h"
@@ -19,9 +20,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <optional>
-#include <set>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -67,9 +67,9 @@ selectEntries(const CompileDatabase &Database,
         Found = true;
       }
     if (!Found)
-      return llvm::createStringError(
-          std::errc::invalid_argument, "%s: not in the compilation database %s",
-          Source.c_str(), Database.Path.c_str());
+      return llvm::createStringError(std::errc::invalid_argument,
+                                     "%s: not in the compilation database %s",
+                                     Source.c_str(), Database.Path.c_str());
   }
   return Selected;
 }
@@ -93,7 +93,8 @@ std::string sourceRoot(const Options &O,
   if (!O.SourceRoot.empty())
     return absolutePath(O.SourceRoot, std::string(Cwd));
   if (!Entries.empty())
-    for (llvm::StringRef Dir = llvm::sys::path::parent_path(Entries.front().File);
+    for (llvm::StringRef Dir =
+             llvm::sys::path::parent_path(Entries.front().File);
          !Dir.empty(); Dir = llvm::sys::path::parent_path(Dir)) {
       llvm::SmallString<256> Git(Dir);
       llvm::sys::path::append(Git, ".git");
@@ -143,8 +144,8 @@ void summarize(const Report &R, llvm::raw_ostream &OS) {
   for (const Finding &F : R.Findings)
     ++Counts[static_cast<int>(F.Severity)];
   OS << "torchlint: " << R.Findings.size()
-     << (R.Findings.size() == 1 ? " finding" : " findings") << " ("
-     << Counts[2] << (Counts[2] == 1 ? " error, " : " errors, ") << Counts[1]
+     << (R.Findings.size() == 1 ? " finding" : " findings") << " (" << Counts[2]
+     << (Counts[2] == 1 ? " error, " : " errors, ") << Counts[1]
      << (Counts[1] == 1 ? " warning, " : " warnings, ") << Counts[0]
      << (Counts[0] == 1 ? " note" : " notes") << ") in " << R.TranslationUnits
      << (R.TranslationUnits == 1 ? " translation unit" : " translation units");
@@ -210,7 +211,21 @@ int main(int Argc, const char **Argv) {
                  << (Before - Entries->size() == 1 ? "" : "s")
                  << " (.cu or nvcc): kernels are not libtorch host code\n";
 
+  // Rule options: the same CheckOptions the clang-tidy plugin reads.
+  std::string ConfigFile = O.ConfigFile.empty()
+                               ? findConfigFile(sourceRoot(O, *Entries))
+                               : O.ConfigFile;
+  MapOptions RuleConfig;
+  if (!ConfigFile.empty()) {
+    llvm::Expected<std::map<std::string, std::string>> Values =
+        readCheckOptions(ConfigFile);
+    if (!Values)
+      return fail(llvm::toString(Values.takeError()));
+    RuleConfig = MapOptions(std::move(*Values));
+  }
+
   AnalyzerConfig Config;
+  Config.Options = &RuleConfig;
   for (const RuleInfo *Info : Rules)
     Config.Rules.push_back(Info->Id);
   Config.HeaderFilter = O.HeaderFilter;
@@ -219,15 +234,16 @@ int main(int Argc, const char **Argv) {
     return fail("cannot find clang's builtin headers (stddef.h); install "
                 "clang-19 or set TORCHLINT_RESOURCE_DIR");
 
-  bool ShowProgress =
-      !O.Quiet && llvm::sys::Process::StandardErrIsDisplayed();
-  unsigned Jobs = O.Jobs ? O.Jobs : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<TranslationUnitResult> Results = analyzeAll(
-      *Entries, Config, Jobs,
-      [&](size_t Done, size_t Total, const std::string &File) {
-        if (ShowProgress)
-          llvm::errs() << '[' << Done << '/' << Total << "] " << File << '\n';
-      });
+  bool ShowProgress = !O.Quiet && llvm::sys::Process::StandardErrIsDisplayed();
+  unsigned Jobs =
+      O.Jobs ? O.Jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<TranslationUnitResult> Results =
+      analyzeAll(*Entries, Config, Jobs,
+                 [&](size_t Done, size_t Total, const std::string &File) {
+                   if (ShowProgress)
+                     llvm::errs()
+                         << '[' << Done << '/' << Total << "] " << File << '\n';
+                 });
 
   SourceCache Sources;
   Report R = buildReport(std::move(Results), Rules, Sources);
@@ -288,7 +304,8 @@ int main(int Argc, const char **Argv) {
       llvm::errs() << "torchlint: applied " << Outcome.Applied
                    << (Outcome.Applied == 1 ? " fix-it" : " fix-its") << " in "
                    << Outcome.ChangedFiles.size()
-                   << (Outcome.ChangedFiles.size() == 1 ? " file\n" : " files\n");
+                   << (Outcome.ChangedFiles.size() == 1 ? " file\n"
+                                                        : " files\n");
   }
   if (!O.Quiet && O.Format == OutputFormat::Text)
     summarize(R, llvm::errs());
