@@ -77,11 +77,34 @@ FactSet relabel(FactSet Facts, Provenance How, const Stmt *Origin,
     F.How = How;
     F.Origin = Origin;
     F.OriginDecl = nullptr;
+    F.Pinned = false;
     if (DeviceExpr)
       F.DeviceExpr = DeviceExpr;
   }
   sortFacts(Facts);
   return Facts;
+}
+
+/// The same devices, in memory that is not page-locked (or, with Pinned,
+/// that is): the result of an operation that allocates, or of pin_memory().
+FactSet withPinned(FactSet Facts, bool Pinned) {
+  for (DeviceFact &F : Facts)
+    if (F.isKnown())
+      F.Pinned = Pinned && F.Kind == DeviceKind::CPU;
+  sortFacts(Facts);
+  return Facts;
+}
+
+/// Tensor methods whose result shares the memory of the tensor.
+bool isViewMethod(llvm::StringRef Name) {
+  static const llvm::StringRef Views[] = {
+      "view",       "slice",      "narrow",         "select",
+      "squeeze",    "unsqueeze",  "permute",        "transpose",
+      "t",          "expand",     "detach",         "alias",
+      "as_strided", "unfold",     "view_as",        "expand_as",
+      "diagonal",   "chunk",      "split",          "unbind",
+      "contiguous", "pin_memory", "requires_grad_", "set_requires_grad"};
+  return llvm::is_contained(Views, Name);
 }
 
 FactSet single(DeviceKind Kind, Provenance How, const Stmt *Origin,
@@ -141,7 +164,7 @@ SourceRange DeviceFact::originRange() const {
 
 static auto orderKey(const DeviceFact &F) {
   return std::make_tuple(static_cast<int>(F.Kind), F.Index,
-                         static_cast<int>(F.How), rawRange(F.Origin),
+                         static_cast<int>(F.How), F.Pinned, rawRange(F.Origin),
                          rawRange(F.OriginDecl), rawRange(F.DeviceExpr),
                          rawRange(F.Literal), rawRange(F.Symbol));
 }
@@ -150,7 +173,7 @@ bool DeviceFact::operator==(const DeviceFact &O) const {
   return Kind == O.Kind && Index == O.Index && How == O.How &&
          Symbol == O.Symbol && DeviceExpr == O.DeviceExpr &&
          Literal == O.Literal && Origin == O.Origin &&
-         OriginDecl == O.OriginDecl;
+         OriginDecl == O.OriginDecl && Pinned == O.Pinned;
 }
 
 bool DeviceFact::operator<(const DeviceFact &O) const {
@@ -239,10 +262,9 @@ DeviceFlow::Storage DeviceFlow::storageOf(Analysis &A, const Expr *E,
       return Field;
     // batch.data: a member of a local object.
     const auto *BaseRef = dyn_cast<DeclRefExpr>(api::ignoreWrappers(Base));
-    const Decl *Owner =
-        BaseRef && isa<VarDecl>(BaseRef->getDecl())
-            ? canonical(A, BaseRef->getDecl())
-            : nullptr;
+    const Decl *Owner = BaseRef && isa<VarDecl>(BaseRef->getDecl())
+                            ? canonical(A, BaseRef->getDecl())
+                            : nullptr;
     if (!Owner)
       return nullptr;
     auto Key = std::make_pair(Owner, static_cast<const Decl *>(Field));
@@ -380,7 +402,8 @@ private:
   }
 
   void noteChange(const Expr *Target) {
-    if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Target)))
+    if (const auto *Ref =
+            dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Target)))
       if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
         if (!Var->isLocalVarDeclOrParm())
           ChangedGlobals.insert(Var);
@@ -609,7 +632,8 @@ bool isAliasDeclaration(const VarDecl *Var) {
   if (T->isReferenceType())
     return true;
   QualType Bare = api::bareType(T);
-  return api::moduleClassOf(Bare) && !api::isModuleClass(Bare->getAsCXXRecordDecl());
+  return api::moduleClassOf(Bare) &&
+         !api::isModuleClass(Bare->getAsCXXRecordDecl());
 }
 } // namespace
 
@@ -643,7 +667,8 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
         continue;
       const Expr *Init = Var->getInit();
       if (Init && isAliasDeclaration(Var)) {
-        const auto *Ref = dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Init));
+        const auto *Ref =
+            dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Init));
         if (Ref && isa<VarDecl>(Ref->getDecl()) && Ref->getDecl() != Var) {
           A.Aliases[Var] = canonical(A, Ref->getDecl());
           continue;
@@ -718,8 +743,8 @@ void DeviceFlow::applyCalleeEffects(Analysis &A, State &S,
   llvm::SmallVector<std::pair<unsigned, Storage>, 2> Changeable;
   for (unsigned I = 0; I < Callee->getNumParams() && I < Args.size(); ++I) {
     QualType T = Callee->getParamDecl(I)->getType();
-    bool ByMutableRef = T->isReferenceType() &&
-                        !T.getNonReferenceType().isConstQualified();
+    bool ByMutableRef =
+        T->isReferenceType() && !T.getNonReferenceType().isConstQualified();
     bool SharesModule = api::moduleClassOf(T) != nullptr;
     if (!(SharesModule || (ByMutableRef && api::isTensor(T))))
       continue;
@@ -881,7 +906,13 @@ FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
     if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "device" &&
         Member->getNumArgs() >= 1)
       return evalDevice(A, S, Member->getArg(0));
-    // .dtype(), .requires_grad(), .layout(), .pinned_memory(): same device.
+    if (MD && MD->getDeclName().isIdentifier() &&
+        MD->getName() == "pinned_memory" && Member->getNumArgs() >= 1) {
+      std::optional<bool> Pin = api::constantBool(Member->getArg(0), Ctx);
+      return withPinned(evalOptions(A, S, Member->getImplicitObjectArgument()),
+                        Pin.value_or(true));
+    }
+    // .dtype(), .requires_grad(), .layout(): same device.
     return evalOptions(A, S, Member->getImplicitObjectArgument());
   }
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
@@ -1035,14 +1066,22 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
         if (api::isDeviceLike(TargetType))
           return relabel(evalDevice(A, S, Target), Provenance::MovedTo, Member,
                          Target);
-        return eval(A, S, Object); // x.to(torch::kHalf)
+        return withPinned(eval(A, S, Object), false); // x.to(torch::kHalf)
       }
       if (Name == "cuda")
         return single(DeviceKind::CUDA, Provenance::ToCuda, Member, Member);
       if (Name == "cpu")
         return single(DeviceKind::CPU, Provenance::ToCpu, Member, Member);
-      if (api::isTensor(Member->getType()))
-        return eval(A, S, Object);
+      if (Name == "pin_memory")
+        return withPinned(eval(A, S, Object), true);
+      if (api::isTensor(Member->getType())) {
+        FactSet Facts = eval(A, S, Object);
+        // contiguous() copies only what is not contiguous; in place methods
+        // (add_, copy_) return the tensor itself.
+        if (isViewMethod(Name) || Name.ends_with("_"))
+          return Facts;
+        return withPinned(std::move(Facts), false);
+      }
       return unknown();
     }
     if (api::isDataLoaderValue(Member->getType()))
@@ -1086,7 +1125,7 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       for (const Expr *Arg : Op->arguments())
         if (api::isTensor(Arg->getType()))
           mergeFacts(Result, eval(A, S, Arg));
-      return Result.empty() ? unknown() : Result;
+      return Result.empty() ? unknown() : withPinned(std::move(Result), false);
     }
     if (api::isDataLoaderValue(Op->getType()))
       return dataLoaderFacts(Op);
@@ -1117,20 +1156,23 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
   return unknown();
 }
 
-FactSet DeviceFlow::evalCall(Analysis &A, const State &S, const CallExpr *Call) {
+FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
+                             const CallExpr *Call) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD)
     return unknown();
 
   auto FactoryResult = [&](const Expr *OptionsArg, Provenance How) {
-    FactSet Options = OptionsArg ? evalOptions(A, S, OptionsArg)
-                                 : single(DeviceKind::CPU,
-                                          Provenance::DefaultOptions, Call);
+    FactSet Options =
+        OptionsArg ? evalOptions(A, S, OptionsArg)
+                   : single(DeviceKind::CPU, Provenance::DefaultOptions, Call);
     FactSet Result;
     for (DeviceFact F : Options) {
       if (F.How == Provenance::DefaultOptions) {
+        bool Pinned = F.Pinned;
         F = DeviceFact();
         F.Kind = DeviceKind::CPU;
+        F.Pinned = Pinned;
       }
       F.How = How;
       F.Origin = Call;
@@ -1156,7 +1198,9 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S, const CallExpr *Call) 
     const Expr *Options = OptionsArgument();
     if (Options && !isa<CXXDefaultArgExpr>(Options))
       return FactoryResult(Options, Provenance::Factory);
-    return Call->getNumArgs() >= 1 ? eval(A, S, Call->getArg(0)) : unknown();
+    return Call->getNumArgs() >= 1
+               ? withPinned(eval(A, S, Call->getArg(0)), false)
+               : unknown();
   }
   if (isStdFunction(FD, "move") || isStdFunction(FD, "forward"))
     return Call->getNumArgs() == 1 ? eval(A, S, Call->getArg(0)) : unknown();
@@ -1172,7 +1216,7 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S, const CallExpr *Call) 
     for (const Expr *Arg : Call->arguments())
       if (api::isTensor(Arg->getType()))
         mergeFacts(Result, eval(A, S, Arg));
-    return Result.empty() ? unknown() : Result;
+    return Result.empty() ? unknown() : withPinned(std::move(Result), false);
   }
   if (const FunctionDecl *Callee = definitionOf(FD))
     if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
@@ -1297,8 +1341,7 @@ public:
 
 private:
   bool names(const Expr *E) const {
-    const auto *Member =
-        dyn_cast_or_null<MemberExpr>(api::ignoreWrappers(E));
+    const auto *Member = dyn_cast_or_null<MemberExpr>(api::ignoreWrappers(E));
     return Member && Member->getMemberDecl() == Field &&
            isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts());
   }

@@ -79,6 +79,9 @@ struct DeviceFact {
   /// for a member constructed implicitly, its declaration.
   const clang::Stmt *Origin = nullptr;
   const clang::Decl *OriginDecl = nullptr;
+  /// Host memory that is page-locked (`.pin_memory()`, `pinned_memory(true)`
+  /// options): the GPU can copy from it asynchronously.
+  bool Pinned = false;
 
   clang::SourceRange originRange() const;
 
@@ -159,8 +162,7 @@ private:
 
   FactSet eval(Analysis &A, const State &S, const clang::Expr *E);
   FactSet evalCall(Analysis &A, const State &S, const clang::CallExpr *Call);
-  FactSet evalDeclRef(Analysis &A, const State &S,
-                      const clang::ValueDecl *D);
+  FactSet evalDeclRef(Analysis &A, const State &S, const clang::ValueDecl *D);
   FactSet evalDevice(Analysis &A, const State &S, const clang::Expr *E);
   FactSet evalOptions(Analysis &A, const State &S, const clang::Expr *E);
   FactSet calleeReturn(Analysis &A, const State &S,

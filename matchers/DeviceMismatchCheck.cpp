@@ -75,19 +75,18 @@ void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
       cxxOperatorCallExpr(hasOverloadedOperatorName("()"), isModuleCallExpr())
           .bind("module-call"),
       this);
-  Finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))),
-                                       isModuleCallExpr())
-                         .bind("module-call"),
-                     this);
-  Finder->addMatcher(callExpr(callee(functionDecl(isLossFunctionDecl())))
-                         .bind("loss"),
-                     this);
   Finder->addMatcher(
-      cxxOperatorCallExpr(
-          hasAnyOverloadedOperatorName("+", "-", "*", "/", "+=", "-=", "*=",
-                                       "/="),
-          argumentCountIs(2), hasArgument(0, isTensorExpr()),
-          hasArgument(1, isTensorExpr()))
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))),
+                        isModuleCallExpr())
+          .bind("module-call"),
+      this);
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(isLossFunctionDecl()))).bind("loss"), this);
+  Finder->addMatcher(
+      cxxOperatorCallExpr(hasAnyOverloadedOperatorName("+", "-", "*", "/",
+                                                       "+=", "-=", "*=", "/="),
+                          argumentCountIs(2), hasArgument(0, isTensorExpr()),
+                          hasArgument(1, isTensorExpr()))
           .bind("arithmetic"),
       this);
 }
@@ -127,12 +126,12 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
     for (const Expr *Arg : Loss->arguments())
       if (api::isTensor(Arg->getType()) && !isa<CXXDefaultArgExpr>(Arg))
         Operands.push_back(Arg);
-    std::string What =
-        "'" + Loss->getDirectCallee()->getNameAsString() + "'";
+    std::string What = "'" + Loss->getDirectCallee()->getNameAsString() + "'";
     checkOperands(Loss, What, Operands, /*RequireModuleOutput=*/false, Ctx);
     return;
   }
-  if (const auto *Op = Result.Nodes.getNodeAs<CXXOperatorCallExpr>("arithmetic")) {
+  if (const auto *Op =
+          Result.Nodes.getNodeAs<CXXOperatorCallExpr>("arithmetic")) {
     const Expr *Operands[] = {Op->getArg(0), Op->getArg(1)};
     std::string What =
         std::string("'") + getOperatorSpelling(Op->getOperator()) + "'";
@@ -216,15 +215,14 @@ void DeviceMismatchCheck::checkModuleCall(const Expr *Call, const Expr *Module,
     if (ModuleFact.Kind != api::DeviceKind::CPU)
       offerMove(Finding, Input, ModuleFacts, Flow);
 
-    const DeviceFact *Created =
-        ModuleStaysOnCpu ? &ModuleFact : nullptr;
-    Finding.recipe({{"scenario", "device-mismatch"},
-                    {"module", recipe::describeModule(Module, Created, Ctx)},
-                    {"input", recipe::describeTensor(InputFact, Ctx)},
-                    {"module_device", deviceName(ModuleFact)},
-                    {"input_device", deviceName(InputFact)},
-                    {"device_expression",
-                     api::sourceText(ModuleFact.DeviceExpr, Ctx)}});
+    const DeviceFact *Created = ModuleStaysOnCpu ? &ModuleFact : nullptr;
+    Finding.recipe(
+        {{"scenario", "device-mismatch"},
+         {"module", recipe::describeModule(Module, Created, Ctx)},
+         {"input", recipe::describeTensor(InputFact, Ctx)},
+         {"module_device", deviceName(ModuleFact)},
+         {"input_device", deviceName(InputFact)},
+         {"device_expression", api::sourceText(ModuleFact.DeviceExpr, Ctx)}});
   }
 }
 
@@ -284,9 +282,8 @@ void DeviceMismatchCheck::checkOperands(const Expr *Operation,
                      BlamedName + " meets " + ReferenceName + " here");
     // `total += out`: moving the left side would update a temporary copy.
     const auto *Op = dyn_cast<CXXOperatorCallExpr>(Operation);
-    bool BlamedIsUpdated =
-        Op && Op->isAssignmentOp() && Op->getNumArgs() >= 1 &&
-        Op->getArg(0) == Blamed;
+    bool BlamedIsUpdated = Op && Op->isAssignmentOp() &&
+                           Op->getNumArgs() >= 1 && Op->getArg(0) == Blamed;
     if (ReferenceFact.Kind != api::DeviceKind::CPU && !BlamedIsUpdated)
       offerMove(Finding, Blamed, *ReferenceFacts, Flow);
     Finding.recipe({{"scenario", "device-mismatch"},

@@ -21,7 +21,8 @@ public:
       : Rule(Info, Context) {}
 
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
-  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+  void
+  check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
   void checkModuleCall(const clang::Expr *Call, const clang::Expr *Module,

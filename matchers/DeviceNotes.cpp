@@ -19,14 +19,12 @@ std::string deviceName(const DeviceFact &F) {
 std::string quoted(const Expr *E, const ASTContext &Ctx,
                    llvm::StringRef Fallback) {
   std::string Text = api::sourceText(E, Ctx);
-  if (Text.empty() || Text.size() > 40 ||
-      Text.find('\n') != std::string::npos)
+  if (Text.empty() || Text.size() > 40 || Text.find('\n') != std::string::npos)
     return Fallback.str();
   return "'" + Text + "'";
 }
 
-std::string named(llvm::StringRef Role, const Expr *E,
-                  const ASTContext &Ctx) {
+std::string named(llvm::StringRef Role, const Expr *E, const ASTContext &Ctx) {
   std::string Quoted = quoted(E, Ctx, "");
   if (Quoted.empty())
     return "the " + Role.str();
@@ -102,10 +100,12 @@ bool declUsable(const ValueDecl *D, bool ThroughThis, const Expr *Site,
   if (isa<ParmVarDecl>(Var))
     return true;
   DynTypedNodeList Parents = const_cast<ASTContext &>(Ctx).getParents(*Var);
-  const auto *Declaration = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  const auto *Declaration =
+      Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
   if (!Declaration)
     return false;
-  DynTypedNodeList Scopes = const_cast<ASTContext &>(Ctx).getParents(*Declaration);
+  DynTypedNodeList Scopes =
+      const_cast<ASTContext &>(Ctx).getParents(*Declaration);
   const Stmt *Scope = Scopes.empty() ? nullptr : Scopes[0].get<Stmt>();
   return Scope && SM.isPointWithin(Site->getBeginLoc(), Scope->getBeginLoc(),
                                    Scope->getEndLoc());
@@ -119,8 +119,7 @@ bool usable(const Stmt *S, const Expr *Site, const FunctionDecl *SiteFunction,
     return declUsable(Ref->getDecl(), false, Site, SiteFunction, Ctx);
   if (const auto *Member = dyn_cast<MemberExpr>(S))
     if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
-      return declUsable(Member->getMemberDecl(), true, Site, SiteFunction,
-                        Ctx);
+      return declUsable(Member->getMemberDecl(), true, Site, SiteFunction, Ctx);
   for (const Stmt *Child : S->children())
     if (!usable(Child, Site, SiteFunction, Ctx))
       return false;
@@ -144,8 +143,8 @@ bool isUsableAt(const ValueDecl *D, const Expr *Site, DeviceFlow &Flow) {
 
 bool needsParensForMember(const Expr *E) {
   const Expr *Bare = api::ignoreWrappers(E);
-  if (isa<DeclRefExpr>(Bare) || isa<MemberExpr>(Bare) ||
-      isa<ParenExpr>(Bare) || isa<ArraySubscriptExpr>(Bare))
+  if (isa<DeclRefExpr>(Bare) || isa<MemberExpr>(Bare) || isa<ParenExpr>(Bare) ||
+      isa<ArraySubscriptExpr>(Bare))
     return false;
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Bare))
     return !(Op->getOperator() == OO_Call || Op->getOperator() == OO_Subscript);

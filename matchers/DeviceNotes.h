@@ -1,4 +1,5 @@
-//===--- DeviceNotes.h - Words and fix-its shared by the device rules -*- C++ -*-//
+//===--- DeviceNotes.h - Words and fix-its shared by the device rules -*- C++
+//-*-//
 //
 // The device rules explain facts of the device flow in the same words and
 // build their `.to(device)` fix-its the same way.

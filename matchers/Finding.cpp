@@ -40,12 +40,9 @@ bool operator==(const Finding &A, const Finding &B) {
 }
 
 nlohmann::json toJson(const Span &S) {
-  return {{"file", S.File},
-          {"line", S.Begin.Line},
-          {"column", S.Begin.Column},
-          {"offset", S.Begin.Offset},
-          {"endLine", S.End.Line},
-          {"endColumn", S.End.Column},
+  return {{"file", S.File},           {"line", S.Begin.Line},
+          {"column", S.Begin.Column}, {"offset", S.Begin.Offset},
+          {"endLine", S.End.Line},    {"endColumn", S.End.Column},
           {"endOffset", S.End.Offset}};
 }
 

@@ -10,8 +10,8 @@ using namespace clang;
 
 namespace torchlint {
 
-std::optional<FunctionCfg::Place>
-FunctionCfg::placeOf(const Stmt *S, ASTContext &Ctx) const {
+std::optional<FunctionCfg::Place> FunctionCfg::placeOf(const Stmt *S,
+                                                       ASTContext &Ctx) const {
   DynTypedNode Node = DynTypedNode::create(*S);
   // Bounded: an expression is rarely more than a few dozen levels deep.
   for (unsigned Steps = 0; Steps < 256; ++Steps) {

@@ -117,8 +117,8 @@ void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // Inside a model's own methods, submodules run wherever the model is: the
   // placement that matters is the model's, at its own calls.
-  if (const auto *Method = dyn_cast_or_null<CXXMethodDecl>(
-          Flow.enclosingFunction(Call)))
+  if (const auto *Method =
+          dyn_cast_or_null<CXXMethodDecl>(Flow.enclosingFunction(Call)))
     if (api::isModuleClass(Method->getParent()))
       return;
   llvm::SmallVector<const Expr *, 2> Inputs;
@@ -176,7 +176,8 @@ void HardcodedCpuDeviceCheck::reportPlacement(
     // what meets the output in a loss, follow the same variable; otherwise
     // it turns a slow program into a failing one, and those tensors are
     // pointed out instead.
-    const VarDecl *Declared = IsModule ? declaredDevice(F.Literal, Ctx) : nullptr;
+    const VarDecl *Declared =
+        IsModule ? declaredDevice(F.Literal, Ctx) : nullptr;
     bool Follows = Declared && !Declared->isConstexpr();
     if (Declared) {
       std::vector<const Expr *> MustFollow(ModuleInputs.begin(),

@@ -22,7 +22,8 @@ public:
       : Rule(Info, Context) {}
 
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
-  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+  void
+  check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
   /// Reports the CPU literal behind the placement of Placed (the called

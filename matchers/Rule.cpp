@@ -152,7 +152,8 @@ void FindingBuilder::addFix(CharSourceRange Range, llvm::StringRef Text) {
     FixWithheld = true;
     return;
   }
-  CharSourceRange Chars = Lexer::makeFileCharRange(Range, SM, Ctx->getLangOpts());
+  CharSourceRange Chars =
+      Lexer::makeFileCharRange(Range, SM, Ctx->getLangOpts());
   if (Chars.isInvalid()) {
     FixWithheld = true;
     return;
@@ -194,6 +195,11 @@ FindingBuilder &FindingBuilder::insertBefore(SourceLocation Loc,
 FindingBuilder &FindingBuilder::replace(SourceRange TokenRange,
                                         llvm::StringRef Text) {
   addFix(CharSourceRange::getTokenRange(TokenRange), Text);
+  return *this;
+}
+
+FindingBuilder &FindingBuilder::remove(CharSourceRange Range) {
+  addFix(Range, "");
   return *this;
 }
 

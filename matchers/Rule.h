@@ -106,11 +106,13 @@ public:
 
   FindingBuilder &level(Level L);
   FindingBuilder &note(clang::SourceRange Range, const llvm::Twine &Message);
-  FindingBuilder &flowStep(clang::SourceRange Range, const llvm::Twine &Message);
+  FindingBuilder &flowStep(clang::SourceRange Range,
+                           const llvm::Twine &Message);
   FindingBuilder &insertAfter(clang::SourceLocation TokenLoc,
                               llvm::StringRef Text);
   FindingBuilder &insertBefore(clang::SourceLocation Loc, llvm::StringRef Text);
   FindingBuilder &replace(clang::SourceRange TokenRange, llvm::StringRef Text);
+  FindingBuilder &remove(clang::CharSourceRange Range);
   FindingBuilder &recipe(nlohmann::json Recipe);
 
 private:
@@ -128,8 +130,7 @@ public:
   Rule(const RuleInfo &Info, AnalysisContext &Context)
       : Info(Info), Context(Context) {}
 
-  virtual void
-  registerMatchers(clang::ast_matchers::MatchFinder *Finder) = 0;
+  virtual void registerMatchers(clang::ast_matchers::MatchFinder *Finder) = 0;
   virtual void
   check(const clang::ast_matchers::MatchFinder::MatchResult &Result) = 0;
 

@@ -1,7 +1,10 @@
 #include "RuleRegistry.h"
 
+#include "CpuTensorThenMovedCheck.h"
+#include "DataLoaderNoWorkersCheck.h"
 #include "DeviceMismatchCheck.h"
 #include "HardcodedCpuDeviceCheck.h"
+#include "PageableCopyCheck.h"
 #include "UncheckedCudaCheck.h"
 
 namespace torchlint {
@@ -17,9 +20,9 @@ template <typename RuleClass> static RuleEntry entry() {
 
 llvm::ArrayRef<RuleEntry> allRules() {
   static const RuleEntry Rules[] = {
-      entry<DeviceMismatchCheck>(),
-      entry<HardcodedCpuDeviceCheck>(),
-      entry<UncheckedCudaCheck>(),
+      entry<DeviceMismatchCheck>(),      entry<HardcodedCpuDeviceCheck>(),
+      entry<UncheckedCudaCheck>(),       entry<PageableCopyCheck>(),
+      entry<DataLoaderNoWorkersCheck>(), entry<CpuTensorThenMovedCheck>(),
   };
   return Rules;
 }

@@ -203,11 +203,14 @@ public:
     if (!MD || !MD->getDeclName().isIdentifier())
       return true;
     llvm::StringRef Name = MD->getName();
-    if (!LookForDevices && (Name == "register_parameter" ||
-                            Name == "register_buffer" ||
-                            Name == "register_module"))
+    if (!LookForDevices &&
+        (Name == "register_parameter" || Name == "register_buffer" ||
+         Name == "register_module"))
       Found = true;
-    if (LookForDevices && Name == "cuda" && isTensorMethod(MD))
+    if (LookForDevices && isTensorMethod(MD) &&
+        (Name == "cuda" || Name == "pin_memory"))
+      Found = true;
+    if (LookForDevices && Name == "pinned_memory")
       Found = true;
     return !Found;
   }
@@ -261,7 +264,8 @@ bool isParameterFree(const CXXRecordDecl *Impl) {
         .Cases("SELU", "GELU", "SiLU", "Mish", "Sigmoid", "LogSigmoid", true)
         .Cases("Tanh", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", true)
         .Cases("Softplus", "Softsign", "Hardtanh", "Hardshrink", true)
-        .Cases("Softshrink", "Tanhshrink", "Threshold", "GLU", "Hardswish", true)
+        .Cases("Softshrink", "Tanhshrink", "Threshold", "GLU", "Hardswish",
+               true)
         .Cases("Flatten", "Unflatten", "Identity", "Upsample", "Fold", true)
         .Cases("Unfold", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity",
                true)
@@ -307,9 +311,7 @@ bool datasetHandlesDevices(QualType LoaderType) {
   return false;
 }
 
-bool isExample(QualType T) {
-  return isRecordNamed(T, "torch::data::Example");
-}
+bool isExample(QualType T) { return isRecordNamed(T, "torch::data::Example"); }
 
 bool isDataLoaderValue(QualType T) {
   const CXXRecordDecl *RD = recordOf(T);
@@ -493,7 +495,8 @@ std::optional<DeviceLiteral> asDeviceLiteral(const Expr *E) {
     return std::nullopt;
   }
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-    if (!isDevice(Construct->getType()) && !isTensorOptions(Construct->getType()))
+    if (!isDevice(Construct->getType()) &&
+        !isTensorOptions(Construct->getType()))
       return std::nullopt;
     if (Construct->getNumArgs() < 1)
       return std::nullopt;
@@ -531,11 +534,12 @@ bool isScalarTensor(const Expr *E) {
     if (!isTensorMethod(MD))
       return false;
     llvm::StringRef Name = MD->getName();
-    bool Reduction = llvm::StringSwitch<bool>(Name)
-                         .Cases("sum", "mean", "max", "min", "norm", true)
-                         .Cases("prod", "std", "var", "amax", "amin", true)
-                         .Cases("median", "nansum", "nanmean", "all", "any", true)
-                         .Default(false);
+    bool Reduction =
+        llvm::StringSwitch<bool>(Name)
+            .Cases("sum", "mean", "max", "min", "norm", true)
+            .Cases("prod", "std", "var", "amax", "amin", true)
+            .Cases("median", "nansum", "nanmean", "all", "any", true)
+            .Default(false);
     if (Reduction)
       return ExplicitArgs(Member) == 0;
     return false;
@@ -681,6 +685,15 @@ std::string sourceText(const Expr *E, const ASTContext &Ctx) {
   if (Range.isInvalid())
     return "";
   return Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+}
+
+std::optional<bool> constantBool(const Expr *E, const ASTContext &Ctx) {
+  if (!E || E->isValueDependent())
+    return std::nullopt;
+  bool Value = false;
+  if (E->EvaluateAsBooleanCondition(Value, Ctx))
+    return Value;
+  return std::nullopt;
 }
 
 } // namespace torchlint::api

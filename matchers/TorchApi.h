@@ -1,4 +1,5 @@
-//===--- TorchApi.h - What libtorch's C++ API looks like in the AST -*- C++ -*-//
+//===--- TorchApi.h - What libtorch's C++ API looks like in the AST -*- C++
+//-*-//
 //
 // Rules and analyses recognise libtorch through stable qualified names and
 // signatures (at::Tensor, c10::Device, torch::nn::Module, ...), never through
@@ -61,8 +62,8 @@ bool isLossModule(const clang::CXXRecordDecl *Impl);
 bool isParameterFree(const clang::CXXRecordDecl *Impl);
 
 /// The data loader's dataset (found in the loader type's template arguments)
-/// is a user class that handles devices itself: its batches may already be on
-/// the GPU.
+/// is a user class that handles devices or pinning itself: its batches may
+/// already be on the GPU, or in pinned memory.
 bool datasetHandlesDevices(clang::QualType LoaderType);
 
 /// torch::data::Example, an iterator of a data loader, a vector of examples
@@ -126,6 +127,10 @@ Availability availabilityOf(const clang::Expr *Cond);
 
 /// The call is torch::cuda::is_available() or an equivalent query.
 bool isAvailabilityQuery(const clang::Expr *E);
+
+/// The value of a constant boolean expression (true, false, a constexpr).
+std::optional<bool> constantBool(const clang::Expr *E,
+                                 const clang::ASTContext &Ctx);
 
 /// Source text of an expression, as written (after macro expansion to file
 /// locations); empty when it cannot be retrieved.

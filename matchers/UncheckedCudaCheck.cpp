@@ -56,11 +56,11 @@ void UncheckedCudaCheck::registerMatchers(MatchFinder *Finder) {
           .bind("use"),
       this);
   Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("to"),
-                                             ofClass(hasAnyName(
-                                                 "::at::Tensor",
-                                                 "::at::TensorBase")))),
-                        hasArgument(0, expr(namesDevice()).bind("device")))
+      cxxMemberCallExpr(
+          callee(cxxMethodDecl(
+              hasName("to"),
+              ofClass(hasAnyName("::at::Tensor", "::at::TensorBase")))),
+          hasArgument(0, expr(namesDevice()).bind("device")))
           .bind("use"),
       this);
   Finder->addMatcher(
@@ -78,13 +78,14 @@ void UncheckedCudaCheck::check(const MatchFinder::MatchResult &Result) {
     if (Flow.inTemplatePattern(Node.get<Stmt>()))
       return;
 
-  if (const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("cuda-call")) {
+  if (const auto *Call =
+          Result.Nodes.getNodeAs<CXXMemberCallExpr>("cuda-call")) {
     if (!Flow.reachable(Call) || !Reported.insert(Call).second)
       return;
     const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());
-    SourceRange Range = Member ? SourceRange(Member->getMemberLoc(),
-                                             Call->getEndLoc())
-                               : Call->getSourceRange();
+    SourceRange Range =
+        Member ? SourceRange(Member->getMemberLoc(), Call->getEndLoc())
+               : Call->getSourceRange();
     report(Ctx, Range,
            std::string("'.cuda()' is called without checking "
                        "'torch::cuda::is_available()'") +

@@ -23,7 +23,8 @@ public:
   explicit UncheckedCudaCheck(AnalysisContext &Context) : Rule(Info, Context) {}
 
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
-  void check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
+  void
+  check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
   /// One finding per literal, however many uses it reaches.

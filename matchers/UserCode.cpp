@@ -13,7 +13,7 @@ bool isLibtorchPath(llvm::StringRef Path) {
   // pytorch.org archives: <prefix>/include/{torch,ATen,c10,caffe2}/...; the
   // C++ API itself always sits under torch/csrc/api/include.
   static const char *const Markers[] = {
-      "/torch/csrc/", "/include/torch/", "/include/ATen/",
+      "/torch/csrc/",  "/include/torch/",  "/include/ATen/",
       "/include/c10/", "/include/caffe2/", "/include/TH/",
   };
   for (const char *Marker : Markers)
@@ -27,8 +27,8 @@ UserCode::UserCode(llvm::StringRef Filter) {
     HeaderFilter = std::make_unique<llvm::Regex>(Filter);
 }
 
-const UserCode::FileVerdict &
-UserCode::verdict(SourceLocation Loc, const SourceManager &SM) const {
+const UserCode::FileVerdict &UserCode::verdict(SourceLocation Loc,
+                                               const SourceManager &SM) const {
   if (Loc.isInvalid())
     return None;
   if (CachedFor != &SM) {
@@ -46,16 +46,15 @@ UserCode::verdict(SourceLocation Loc, const SourceManager &SM) const {
   if (!Entry)
     return V; // <built-in>, <command line>, scratch space: never the user's.
   llvm::StringRef Canonical = SM.getFileManager().getCanonicalName(*Entry);
-  llvm::SmallString<256> Path(Canonical.empty() ? Entry->getName()
-                                                : Canonical);
+  llvm::SmallString<256> Path(Canonical.empty() ? Entry->getName() : Canonical);
   llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
   V.Path = std::string(Path);
 
   if (SM.isInSystemHeader(FileLoc) || isLibtorchPath(V.Path))
     return V;
   V.Analyzed = true;
-  V.Reported = SM.isInMainFile(FileLoc) || !HeaderFilter ||
-               HeaderFilter->match(V.Path);
+  V.Reported =
+      SM.isInMainFile(FileLoc) || !HeaderFilter || HeaderFilter->match(V.Path);
   return V;
 }
 

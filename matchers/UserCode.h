@@ -3,8 +3,8 @@
 // torchlint analyzes and reports the user's code only. A file is never the
 // user's when it is a system header (reached through -isystem or the
 // toolchain's own include paths) or part of a libtorch installation, even one
-// that the build includes with a plain -I. Of the user's files, the main file is
-// always reported; headers are reported when they match the header filter.
+// that the build includes with a plain -I. Of the user's files, the main file
+// is always reported; headers are reported when they match the header filter.
 //
 //===----------------------------------------------------------------------===//
 

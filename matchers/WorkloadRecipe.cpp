@@ -3,6 +3,7 @@
 #include "TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -311,13 +312,32 @@ void describeDataLoader(const CallExpr *Make, ASTContext &Ctx, json &Out) {
 
 } // namespace
 
+json describeDataLoader(const CallExpr *Make, ASTContext &Ctx) {
+  json Loader;
+  describeDataLoader(Make, Ctx, Loader);
+  Loader["sampler"] = nullptr;
+  if (const FunctionDecl *FD = Make->getDirectCallee())
+    if (const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs())
+      if (const FunctionTemplateDecl *Template = FD->getPrimaryTemplate())
+        for (unsigned I = 0; I < Args->size(); ++I) {
+          const NamedDecl *Param =
+              Template->getTemplateParameters()->getParam(I);
+          if (Param->getName() == "Sampler" &&
+              Args->get(I).getKind() == TemplateArgument::Type)
+            Loader["sampler"] = api::bareType(Args->get(I).getAsType())
+                                    .getAsString(Ctx.getPrintingPolicy());
+        }
+  return Loader;
+}
+
 json describeModule(const Expr *ModuleExpr, const DeviceFact *Created,
                     ASTContext &Ctx) {
   if (Created && Created->How == Provenance::ModuleCreated && Created->Origin)
     if (const auto *E = dyn_cast<Expr>(Created->Origin))
       return describeConstruction(E, Ctx, 0);
   // A module variable: how it was initialised.
-  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(ModuleExpr)))
+  if (const auto *Ref =
+          dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(ModuleExpr)))
     if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
       if (const Expr *Init = Var->getInit())
         if (api::moduleClassOf(Init->getType()))
@@ -354,7 +374,8 @@ json describeTensor(const DeviceFact &F, ASTContext &Ctx) {
       }
     }
     for (const Expr *Arg : Call->arguments())
-      if (api::isTensorOptions(Arg->getType()) || api::isScalarType(Arg->getType()))
+      if (api::isTensorOptions(Arg->getType()) ||
+          api::isScalarType(Arg->getType()))
         if (json Dtype = dtypeOf(Arg); !Dtype.is_null())
           Tensor["dtype"] = Dtype;
     return Tensor;

@@ -17,6 +17,7 @@
 
 namespace clang {
 class ASTContext;
+class CallExpr;
 class Expr;
 } // namespace clang
 
@@ -30,6 +31,11 @@ nlohmann::json describeModule(const clang::Expr *ModuleExpr,
 
 /// What is known of the tensor whose device came from F.
 nlohmann::json describeTensor(const DeviceFact &F, clang::ASTContext &Ctx);
+
+/// The data loader a make_data_loader call builds: dataset type, batch size,
+/// workers and the other options written, the sampler.
+nlohmann::json describeDataLoader(const clang::CallExpr *Make,
+                                  clang::ASTContext &Ctx);
 
 /// The constant value of an argument (integer, float, bool, string), or null.
 nlohmann::json constantValue(const clang::Expr *E, clang::ASTContext &Ctx);

@@ -24,14 +24,14 @@ void holder_alias() {
   Net model;
   Net alias = model;
   model->to(device);
-  alias->forward(torch::randn({3, 4}).to(device));
+  alias->forward(torch::randn({3, 4}).to(device)); // expect: torch-cpu-tensor-then-moved
 }
 
 // Correct: the batch's tensor is moved in place, through a reference too.
 template <typename Loader>
 void member_moved_in_place(Net &model, torch::Device device, Loader &loader) {
   for (auto &batch : loader) {
-    batch.data = batch.data.to(device);
+    batch.data = batch.data.to(device); // expect: torch-pageable-copy
     model->forward(batch.data);
   }
 }
@@ -62,7 +62,7 @@ void dataset_on_device() {
   torch::Device device = pick_device();
   torch::nn::Linear model(4, 2);
   model->to(device);
-  auto loader = torch::data::make_data_loader(
+  auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers
       DeviceDataset(device).map(torch::data::transforms::Stack<>()), 10);
   for (auto &batch : *loader) {
     auto out = model->forward(batch.data);
@@ -85,8 +85,8 @@ void parameter_free_modules() {
   SquaredError criterion;
   torch::nn::LogSoftmax log_softmax(1);
   torch::nn::Dropout dropout(0.5);
-  auto out = dropout(model->forward(torch::randn({8, 4}).to(device)));
-  criterion->forward(log_softmax(out), torch::randn({8, 2}).to(device));
+  auto out = dropout(model->forward(torch::randn({8, 4}).to(device))); // expect: torch-cpu-tensor-then-moved
+  criterion->forward(log_softmax(out), torch::randn({8, 2}).to(device)); // expect: torch-cpu-tensor-then-moved
 }
 
 // Correct: a global device, upgraded before it is used.
@@ -133,7 +133,7 @@ void accumulate_on_cpu() {
   Net model;
   model->to(device);
   torch::Tensor total = torch::zeros({2, 2});
-  auto out = model->forward(torch::randn({2, 4}).to(device));
+  auto out = model->forward(torch::randn({2, 4}).to(device)); // expect: torch-cpu-tensor-then-moved
   total += out; // expect: torch-device-mismatch
 }
 
@@ -170,7 +170,7 @@ int main(int argc, char **) {
   torch::Device device = pick_device();
   Net model;
   model->to(device);
-  auto loader = torch::data::make_data_loader(
+  auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers
       torch::data::datasets::MNIST("data").map(
           torch::data::transforms::Stack<>()),
       64);

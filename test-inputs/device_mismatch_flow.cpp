@@ -48,7 +48,7 @@ public:
     auto loader = make_loader();
     for (auto &batch : *loader) {
       auto output = model_->forward(batch.data); // expect: torch-device-mismatch
-      torch::nll_loss(output, batch.target.to(device_)).backward();
+      torch::nll_loss(output, batch.target.to(device_)).backward(); // expect: torch-pageable-copy
     }
   }
 
@@ -77,7 +77,7 @@ void input_moved_on_one_branch(bool augment) {
 void module_never_moved() {
   torch::Device device = pick_device();
   Net model;
-  auto x = torch::rand({8, 784}).to(device);
+  auto x = torch::rand({8, 784}).to(device); // expect: torch-cpu-tensor-then-moved
   auto y = model->forward(x); // expect: torch-device-mismatch
 }
 
@@ -149,7 +149,7 @@ void created_or_moved_on_device(bool half) {
   Net model;
   model->to(device);
   auto a = torch::randn({4, 784}, torch::TensorOptions().device(device));
-  auto b = torch::rand({4, 784}).to(device, /*non_blocking=*/true);
+  auto b = torch::rand({4, 784}).to(device, /*non_blocking=*/true); // expect: torch-cpu-tensor-then-moved
   torch::Tensor c = torch::rand({4, 784});
   if (half)
     c = c.to(device, torch::kFloat);
@@ -169,8 +169,8 @@ public:
   void fit() {
     auto loader = make_loader();
     for (auto &batch : *loader) {
-      auto output = model_->forward(batch.data.to(device_));
-      torch::nll_loss(output, batch.target.to(device_)).backward();
+      auto output = model_->forward(batch.data.to(device_)); // expect: torch-pageable-copy
+      torch::nll_loss(output, batch.target.to(device_)).backward(); // expect: torch-pageable-copy
     }
   }
 
@@ -186,7 +186,7 @@ void train_epoch(Net &model, torch::Device device, DataLoader &loader,
                  torch::optim::Optimizer &optimizer) {
   model->train();
   for (auto &batch : loader) {
-    auto data = batch.data.to(device), targets = batch.target.to(device);
+    auto data = batch.data.to(device), targets = batch.target.to(device); // expect: torch-pageable-copy, torch-pageable-copy
     optimizer.zero_grad();
     auto output = model->forward(data);
     auto loss = torch::nll_loss(output, targets);

@@ -24,7 +24,7 @@ using MnistLoader = decltype(torch::data::make_data_loader(
     64));
 
 MnistLoader make_loader() {
-  return torch::data::make_data_loader(
+  return torch::data::make_data_loader( // expect: torch-dataloader-no-workers
       torch::data::datasets::MNIST("data").map(
           torch::data::transforms::Stack<>()),
       64);
@@ -56,7 +56,7 @@ void target_not_moved() {
   model->to(device);
   auto loader = make_loader();
   for (auto &batch : *loader) {
-    auto data = batch.data.to(device);
+    auto data = batch.data.to(device); // expect: torch-pageable-copy
     auto output = model->forward(data);
     auto loss = torch::nn::functional::cross_entropy(output, batch.target); // expect: torch-device-mismatch
     loss.backward();
@@ -73,7 +73,7 @@ void loss_module_target_on_cpu() {
   model->to(device);
   torch::nn::MSELoss criterion;
   for (int step = 0; step < 100; ++step) {
-    auto input = torch::randn({32, 16}).to(device);
+    auto input = torch::randn({32, 16}).to(device); // expect: torch-cpu-tensor-then-moved
     auto target = torch::randn({32, 1});
     auto loss = criterion(model->forward(input), target); // expect: torch-device-mismatch
     loss.backward();
@@ -87,11 +87,11 @@ void residual_on_two_devices() {
                                                    : torch::kCPU);
   torch::nn::Linear regressor(8, 1);
   regressor->to(device);
-  auto loader = torch::data::make_data_loader(
+  auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers
       torch::data::datasets::TensorDataset(torch::randn({256, 8})), 32);
   for (auto &batch : *loader) {
     for (auto &example : batch) {
-      auto prediction = regressor(example.data.to(device));
+      auto prediction = regressor(example.data.to(device)); // expect: torch-pageable-copy
       auto residual = prediction - example.data.mean(1, /*keepdim=*/true); // expect: torch-device-mismatch
       auto centred = prediction - example.data.sum();
       (residual.pow(2).mean() + centred.mean()).backward();
@@ -127,7 +127,7 @@ void examples_style_training() {
   auto loader = make_loader();
   size_t batch_idx = 0;
   for (auto &batch : *loader) {
-    auto data = batch.data.to(device), targets = batch.target.to(device);
+    auto data = batch.data.to(device), targets = batch.target.to(device); // expect: torch-pageable-copy, torch-pageable-copy
     optimizer.zero_grad();
     auto output = model->forward(data);
     auto loss = torch::nll_loss(output, targets);
@@ -150,8 +150,8 @@ void evaluation_moves_everything() {
   auto loader = make_loader();
   int64_t correct = 0;
   for (const auto &batch : *loader) {
-    auto data = batch.data.to(device);
-    auto targets = batch.target.to(device);
+    auto data = batch.data.to(device); // expect: torch-pageable-copy
+    auto targets = batch.target.to(device); // expect: torch-pageable-copy
     auto output = model->forward(data);
     auto pred = output.argmax(1);
     correct += pred.eq(targets).sum().template item<int64_t>();
@@ -167,7 +167,7 @@ void loss_module_both_moved() {
   model->to(device);
   torch::nn::MSELoss criterion;
   auto input = torch::randn({32, 16}, torch::TensorOptions().device(device));
-  auto target = torch::randn({32, 1}).to(device);
+  auto target = torch::randn({32, 1}).to(device); // expect: torch-cpu-tensor-then-moved
   auto loss = criterion(model(input), target);
   loss.backward();
 }
@@ -178,7 +178,7 @@ void results_back_on_host() {
                                                    : torch::kCPU);
   Net model;
   model->to(device);
-  auto input = torch::rand({1, 1, 28, 28}).to(device, /*non_blocking=*/true);
+  auto input = torch::rand({1, 1, 28, 28}).to(device, /*non_blocking=*/true); // expect: torch-cpu-tensor-then-moved
   auto output = model->forward(input).cpu();
   std::cout << output << "\n";
   torch::save(output, "output.pt");

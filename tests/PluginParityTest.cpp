@@ -1,4 +1,5 @@
-//===--- PluginParityTest.cpp - clang-tidy's plugin says what the CLI says -===//
+//===--- PluginParityTest.cpp - clang-tidy's plugin says what the CLI says
+//-===//
 //
 // Every test-input, against every generation of libtorch headers, goes
 // through stock clang-tidy-19 with the torchlint plugin loaded and
@@ -43,8 +44,8 @@ const std::map<std::string, TidyRun> &tidyRuns() {
       Result[Case].Copy = Copy;
       Jobs.push_back({Case,
                       {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
-                       "-checks=-*,torch-*", "-fix-errors", "--quiet",
-                       "-p", Directory, Copy}});
+                       "-checks=-*,torch-*", "-fix-errors", "--quiet", "-p",
+                       Directory, Copy}});
     }
     // Each run parses libtorch whole: two at a time keeps CI's two cores busy.
     for (size_t I = 0; I < Jobs.size(); I += 2) {
@@ -74,8 +75,8 @@ struct Diagnostic {
 };
 
 std::ostream &operator<<(std::ostream &OS, const Diagnostic &D) {
-  return OS << D.Line << ":" << D.Column << ": " << D.Level << ": "
-            << D.Message << " [" << D.Rule << "]";
+  return OS << D.Line << ":" << D.Column << ": " << D.Level << ": " << D.Message
+            << " [" << D.Rule << "]";
 }
 
 std::vector<Diagnostic> fromClangTidy(const std::string &Output,
@@ -90,8 +91,8 @@ std::vector<Diagnostic> fromClangTidy(const std::string &Output,
     if (std::regex_match(Text, M, Line) && M[1] == File)
       Result.push_back({static_cast<unsigned>(std::stoul(M[2])),
                         static_cast<unsigned>(std::stoul(M[3])),
-                        M[4] == "remark" ? "note" : std::string(M[4]),
-                        M[5], M[6]});
+                        M[4] == "remark" ? "note" : std::string(M[4]), M[5],
+                        M[6]});
   std::sort(Result.begin(), Result.end());
   return Result;
 }
@@ -146,14 +147,54 @@ INSTANTIATE_TEST_SUITE_P(Programs, PluginParity,
                          testName);
 
 TEST(Plugin, EveryRuleIsACheck) {
-  RunResult R = run(TORCHLINT_CLANG_TIDY,
-                    {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
-                     "-checks=-*,torch-*", "--list-checks"});
+  RunResult R =
+      run(TORCHLINT_CLANG_TIDY, {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
+                                 "-checks=-*,torch-*", "--list-checks"});
   ASSERT_EQ(R.ExitCode, 0) << R.Stderr;
   for (const json &Rule : originals(generations().front()).Output["rules"])
     EXPECT_NE(R.Stdout.find(Rule.get<std::string>()), std::string::npos)
         << Rule << " is not a check of the plugin:\n"
         << R.Stdout;
+}
+
+// One .clang-tidy configures both shells: its CheckOptions reach the rule
+// through clang-tidy in the plugin and through --config-file in the CLI.
+TEST(Plugin, RuleOptionsComeFromTheSameClangTidyFile) {
+  std::string Directory = temporaryDirectory();
+  std::string Config = Directory + "/.clang-tidy";
+  writeFile(Config, "Checks: '-*,torch-*'\n"
+                    "CheckOptions:\n"
+                    "  torch-dataloader-no-workers.Workers: 7\n");
+  std::string Database = dataDatabase({"loader_options.cpp"});
+  RunResult Cli = run(torchlintBinary(), {"--format=json", "--quiet",
+                                          "--config-file=" + Config, Database});
+  ASSERT_EQ(Cli.ExitCode, 0) << Cli.Stderr; // a note only
+  json Output = json::parse(Cli.Stdout);
+  ASSERT_EQ(Output["findings"].size(), 1u) << Cli.Stdout;
+  EXPECT_NE(
+      Output["findings"][0]["message"].get<std::string>().find("7 workers"),
+      std::string::npos);
+  EXPECT_NE(Output["findings"][0].dump().find("workers(7)"), std::string::npos)
+      << Output["findings"][0].dump(1);
+
+  RunResult Default =
+      run(torchlintBinary(), {"--format=json", "--quiet", Database});
+  EXPECT_NE(Default.Stdout.find("2 workers"), std::string::npos)
+      << Default.Stdout;
+
+  RunResult Tidy =
+      run(TORCHLINT_CLANG_TIDY, {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
+                                 "--config-file=" + Config, "--quiet", "-p",
+                                 fs::path(Database).parent_path().string(),
+                                 dataFile("loader_options.cpp")});
+  EXPECT_NE(Tidy.Stdout.find("7 workers"), std::string::npos)
+      << Tidy.Stdout << Tidy.Stderr;
+
+  writeFile(Config, "CheckOptions: [unclosed\n");
+  RunResult Bad = run(torchlintBinary(), {"--config-file=" + Config, Database});
+  EXPECT_EQ(Bad.ExitCode, 2);
+  EXPECT_NE(Bad.Stderr.find(Config + ": invalid YAML"), std::string::npos)
+      << Bad.Stderr;
 }
 
 } // namespace

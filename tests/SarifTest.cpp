@@ -182,7 +182,7 @@ TEST(Sarif, BaselineReportsOnlyNewFindings) {
   // added above the known one, whose fingerprint stays the same.)
   std::string Edited = Original;
   std::string Anchor = "  auto x = ";
-  Edited.replace(Edited.find(Anchor), 0, "  auto y = torch::zeros({3}).cuda();\n");
+  Edited.replace(Edited.find(Anchor), 0, "  auto y = torch::tensor({3.0f}).cuda();\n");
   writeFile(Program, "// a\n// few\n// lines\n" + Edited);
   RunResult Added = torchlint({"--format=json", Baseline, Root, Database});
   EXPECT_EQ(Added.ExitCode, 1) << Added.Stderr;

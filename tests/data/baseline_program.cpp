@@ -2,6 +2,6 @@
 #include <torch/torch.h>
 
 int main() {
-  auto x = torch::ones({2}).cuda();
+  auto x = torch::tensor({1.0f, 2.0f}).cuda();
   return x.numel() == 2 ? 0 : 1;
 }

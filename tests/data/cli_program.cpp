@@ -8,13 +8,13 @@
 int main() {
   torch::nn::Linear model(4, 2);
   model->to(torch::kCUDA);
-  auto a = torch::ones({2, 4}).cuda(); // NOLINT
-  auto b = torch::ones({2, 4}).cuda(); // NOLINT(torch-unchecked-cuda)
+  auto a = torch::tensor({1.0f, 2.0f, 3.0f, 4.0f}).cuda(); // NOLINT
+  auto b = torch::tensor({1.0f, 2.0f, 3.0f, 4.0f}).cuda(); // NOLINT(torch-unchecked-cuda)
   // NOLINTNEXTLINE(torch-*)
-  auto c = torch::ones({2, 4}).cuda();
-  auto d = torch::ones({2, 4}).cuda(); // NOLINT(readability-magic-numbers)
+  auto c = torch::tensor({1.0f, 2.0f, 3.0f, 4.0f}).cuda();
+  auto d = torch::tensor({1.0f, 2.0f, 3.0f, 4.0f}).cuda(); // NOLINT(readability-magic-numbers)
   // NOLINTBEGIN(torch-unchecked-cuda)
-  auto e = torch::ones({2, 4}).cuda();
+  auto e = torch::tensor({1.0f, 2.0f, 3.0f, 4.0f}).cuda();
   // NOLINTEND(torch-unchecked-cuda)
   std::size_t rows = 3;
   auto out = model(torch::zeros({static_cast<int64_t>(rows), 4}));

@@ -3,6 +3,6 @@
 #include <torch/torch.h>
 
 int main() {
-  auto x = /* é, 😀 */ torch::ones({2}).cuda();
+  auto x = /* é, 😀 */ torch::tensor({1.0f, 2.0f}).cuda();
   return x.numel() == 2 ? 0 : 1;
 }

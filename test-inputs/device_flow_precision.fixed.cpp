@@ -1,0 +1,194 @@
+// The device flow on code that looks wrong and is not, and on mistakes whose
+// obvious fix would be wrong: aliases, members written in place, datasets that
+// place their own tensors, parameter-free modules, devices changed after
+// their declaration, and fix-its that must be withheld.
+#include <torch/torch.h>
+
+#include <utility>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() { fc = register_module("fc", torch::nn::Linear(4, 2)); }
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Net);
+
+torch::Device pick_device() {
+  return torch::cuda::is_available() ? torch::Device(torch::kCUDA)
+                                     : torch::Device(torch::kCPU);
+}
+
+// Correct: a copy of a module holder shares its module.
+void holder_alias() {
+  torch::Device device = pick_device();
+  Net model;
+  Net alias = model;
+  model->to(device);
+  alias->forward(torch::randn({3, 4}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved
+}
+
+// Correct: the batch's tensor is moved in place, through a reference too.
+template <typename Loader>
+void member_moved_in_place(Net &model, torch::Device device, Loader &loader) {
+  for (auto &batch : loader) {
+    batch.data = batch.data.to(device); // expect: torch-pageable-copy
+    model->forward(batch.data);
+  }
+}
+
+void reference_alias() {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  torch::Tensor x = torch::randn({2, 4});
+  torch::Tensor &view = x;
+  view = view.to(device);
+  model->forward(x);
+}
+
+// Correct: a dataset that puts its tensors on the device itself.
+struct DeviceDataset : torch::data::datasets::Dataset<DeviceDataset> {
+  explicit DeviceDataset(torch::Device device)
+      : inputs_(torch::randn({100, 4}, device)),
+        targets_(torch::randn({100, 2}, device)) {}
+  torch::data::Example<> get(size_t i) override {
+    return {inputs_[i], targets_[i]};
+  }
+  torch::optional<size_t> size() const override { return 100; }
+  torch::Tensor inputs_, targets_;
+};
+
+void dataset_on_device() {
+  torch::Device device = pick_device();
+  torch::nn::Linear model(4, 2);
+  model->to(device);
+  auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers
+      DeviceDataset(device).map(torch::data::transforms::Stack<>()), torch::data::DataLoaderOptions(10).workers(4));
+  for (auto &batch : *loader) {
+    auto out = model->forward(batch.data);
+    torch::mse_loss(out, batch.target).backward();
+  }
+}
+
+// Correct: modules without parameters run wherever their inputs are.
+struct SquaredErrorImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor &x, const torch::Tensor &t) {
+    return (x - t).pow(2).mean();
+  }
+};
+TORCH_MODULE(SquaredError);
+
+void parameter_free_modules() {
+  torch::Device device = pick_device();
+  torch::nn::Linear model(4, 2);
+  model->to(device);
+  SquaredError criterion;
+  torch::nn::LogSoftmax log_softmax(1);
+  torch::nn::Dropout dropout(0.5);
+  auto out = dropout(model->forward(torch::randn({8, 4}, torch::TensorOptions().device(device)))); // expect: torch-cpu-tensor-then-moved
+  criterion->forward(log_softmax(out), torch::randn({8, 2}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved
+}
+
+// Correct: a global device, upgraded before it is used.
+torch::Device training_device(torch::kCPU);
+
+void train_with_global() {
+  torch::nn::Linear model(4, 2);
+  model->to(training_device);
+  model->forward(torch::randn({8, 4}).to(training_device));
+}
+
+// Correct: a trainer whose setup moves the model before any step.
+struct Trainer {
+  void setup(torch::Device device) {
+    device_ = device;
+    model_->to(device_);
+  }
+  torch::Tensor step(const torch::Tensor &x) {
+    return model_->forward(x.to(device_));
+  }
+  Net model_;
+  torch::Device device_{torch::kCPU};
+};
+
+// Correct: a template instantiated only where CUDA was checked.
+torch::Tensor place(torch::Device device, const torch::Tensor &x) {
+  return x.to(device);
+}
+template <int Index> torch::Tensor launch(const torch::Tensor &x) {
+  return place(torch::Device(torch::kCUDA, Index), x);
+}
+
+// Correct: a flag that is only true when CUDA is there.
+void conjunction_flag(int argc) {
+  bool use_gpu = argc > 1 && torch::cuda::device_count() > 0;
+  auto x = torch::randn({2});
+  if (use_gpu)
+    x = x.to(torch::kCUDA);
+}
+
+// A real mismatch whose fix-it would update a temporary: none is offered.
+void accumulate_on_cpu() {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  torch::Tensor total = torch::zeros({2, 2});
+  auto out = model->forward(torch::randn({2, 4}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved
+  total += out; // expect: torch-device-mismatch
+}
+
+// A real mismatch whose device variable is out of scope: no fix-it.
+void device_out_of_scope() {
+  Net model;
+  if (torch::cuda::is_available()) {
+    torch::Device gpu(torch::kCUDA);
+    model->to(gpu);
+  }
+  model->forward(torch::randn({2, 4})); // expect: torch-device-mismatch
+}
+
+// Hard-coded, but a constexpr cannot call is_available(): no fix-it.
+constexpr torch::DeviceType kTrainingDeviceType = torch::kCPU; // expect: torch-hardcoded-cpu-device
+
+void constexpr_device() {
+  Net model;
+  model->to(kTrainingDeviceType);
+  model->forward(torch::randn({2, 4}).to(kTrainingDeviceType));
+}
+
+// Hard-coded, but the loss target would stay behind: no fix-it.
+void target_would_stay_behind() {
+  torch::Device device(torch::kCPU); // expect: torch-hardcoded-cpu-device
+  torch::nn::Linear model(4, 2);
+  model->to(device);
+  auto out = model->forward(torch::randn({8, 4}).to(device));
+  torch::mse_loss(out, torch::randn({8, 2})).backward();
+}
+
+int main(int argc, char **) {
+  holder_alias();
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers
+      torch::data::datasets::MNIST("data").map(
+          torch::data::transforms::Stack<>()),
+      torch::data::DataLoaderOptions(64).workers(2));
+  member_moved_in_place(model, device, *loader);
+  reference_alias();
+  dataset_on_device();
+  parameter_free_modules();
+  if (torch::cuda::is_available())
+    training_device = torch::Device(torch::kCUDA);
+  train_with_global();
+  Trainer trainer;
+  trainer.setup(device);
+  trainer.step(torch::randn({2, 4}));
+  if (torch::cuda::is_available())
+    launch<0>(torch::randn({2}));
+  conjunction_flag(argc);
+  accumulate_on_cpu();
+  device_out_of_scope();
+  constexpr_device();
+  target_would_stay_behind();
+}
