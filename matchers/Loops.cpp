@@ -1,10 +1,12 @@
 #include "Loops.h"
 
 #include "DeviceFlow.h"
+#include "TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 
 using namespace clang;
@@ -84,6 +86,142 @@ const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
 
 Repetition repetitionOf(const Stmt *S, DeviceFlow &Flow) {
   return repetitionThroughCalls(S, Flow, 0);
+}
+
+namespace {
+bool isLoop(const Stmt *S) {
+  return isa<ForStmt>(S) || isa<CXXForRangeStmt>(S) || isa<WhileStmt>(S) ||
+         isa<DoStmt>(S);
+}
+
+/// Finds the work of a training or evaluation step, and whether it is in a
+/// loop nested in the traversed statement.
+class StepWorkFinder : public RecursiveASTVisitor<StepWorkFinder> {
+public:
+  bool TraverseStmt(Stmt *S) {
+    if (!S)
+      return true;
+    bool Loop = isLoop(S);
+    Nesting += Loop;
+    bool Result = RecursiveASTVisitor::TraverseStmt(S);
+    Nesting -= Loop;
+    return Result;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (api::isModuleCall(Call) || isStepMethod(Call))
+      (Nesting > 0 ? Nested : Direct) = true;
+    return true;
+  }
+  bool Direct = false;
+  bool Nested = false;
+  /// Counts the traversed loop itself.
+  int Nesting = 0;
+
+private:
+  static bool isStepMethod(const CallExpr *Call) {
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+    const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
+    if (!MD || !MD->getDeclName().isIdentifier())
+      return false;
+    llvm::StringRef Name = MD->getName();
+    if (Name == "backward")
+      return api::isTensorMethod(MD);
+    if (Name == "step" || Name == "zero_grad")
+      return api::isInTorchNamespace(MD->getParent());
+    return false;
+  }
+};
+
+template <typename NodeT>
+const Stmt *parentStmt(const NodeT &Node, ASTContext &Ctx,
+                       DynTypedNode &Current) {
+  DynTypedNodeList Parents = Ctx.getParents(Node);
+  if (Parents.empty())
+    return nullptr;
+  Current = Parents[0];
+  return Current.get<Stmt>();
+}
+
+/// Calls Visit(Parent, Child) for each statement from S up to Loop.
+template <typename Visitor>
+bool walkUpTo(const Stmt *S, const Stmt *Loop, ASTContext &Ctx, Visitor Visit) {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  const Stmt *Child = S;
+  for (unsigned Steps = 0; Steps < 256; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return false;
+    Node = Parents[0];
+    const auto *Parent = Node.get<Stmt>();
+    if (!Parent) {
+      if (Node.get<VarDecl>())
+        continue;
+      return false;
+    }
+    if (Visit(Parent, Child))
+      return true;
+    if (Parent == Loop)
+      return false;
+    Child = Parent;
+  }
+  return false;
+}
+
+bool hasModulo(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *Op = dyn_cast<BinaryOperator>(S))
+    if (Op->getOpcode() == BO_Rem)
+      return true;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
+    if (Op->getOperator() == OO_Percent)
+      return true;
+  for (const Stmt *Child : S->children())
+    if (hasModulo(Child))
+      return true;
+  return false;
+}
+} // namespace
+
+LoopRole roleOf(const Stmt *Loop) {
+  StepWorkFinder Finder;
+  Finder.Nesting = -1; // the loop itself is not nested in itself
+  Finder.TraverseStmt(const_cast<Stmt *>(Loop));
+  if (Finder.Direct)
+    return LoopRole::Step;
+  return Finder.Nested ? LoopRole::Epoch : LoopRole::Other;
+}
+
+bool runsStep(const FunctionDecl *Function) {
+  if (!Function || !Function->getBody())
+    return false;
+  StepWorkFinder Finder;
+  Finder.TraverseStmt(Function->getBody());
+  return Finder.Direct;
+}
+
+bool inPeriodicBranch(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
+  return walkUpTo(S, Loop, Ctx, [](const Stmt *Parent, const Stmt *Child) {
+    const auto *If = dyn_cast<IfStmt>(Parent);
+    return If && Child != If->getCond() && hasModulo(If->getCond());
+  });
+}
+
+bool decidesControlFlow(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
+  return walkUpTo(S, Loop, Ctx, [](const Stmt *Parent, const Stmt *Child) {
+    if (const auto *If = dyn_cast<IfStmt>(Parent))
+      return Child == If->getCond();
+    if (const auto *While = dyn_cast<WhileStmt>(Parent))
+      return Child == While->getCond();
+    if (const auto *Do = dyn_cast<DoStmt>(Parent))
+      return Child == Do->getCond();
+    if (const auto *For = dyn_cast<ForStmt>(Parent))
+      return Child == For->getCond();
+    if (const auto *Cond = dyn_cast<ConditionalOperator>(Parent))
+      return Child == Cond->getCond();
+    return false;
+  });
 }
 
 } // namespace torchlint

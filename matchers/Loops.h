@@ -13,6 +13,7 @@
 namespace clang {
 class ASTContext;
 class Expr;
+class FunctionDecl;
 class Stmt;
 } // namespace clang
 
@@ -35,6 +36,28 @@ struct Repetition {
   explicit operator bool() const { return Loop != nullptr; }
 };
 Repetition repetitionOf(const clang::Stmt *S, DeviceFlow &Flow);
+
+/// What one iteration of a loop does for training or evaluation.
+enum class LoopRole {
+  Other, ///< no module, backward() or optimizer step in sight
+  Step,  ///< its body runs a module, backward() or an optimizer step
+  Epoch, ///< only loops nested in it do: it runs once per epoch
+};
+LoopRole roleOf(const clang::Stmt *Loop);
+
+/// Something in Function's body (outside loops) runs a module, backward() or
+/// an optimizer step: a training or evaluation step when a loop calls it.
+bool runsStep(const clang::FunctionDecl *Function);
+
+/// A branch between S and Loop runs only on some iterations: a condition
+/// with `%` (`if (i % 100 == 0)`), the logging interval of a training loop.
+bool inPeriodicBranch(const clang::Stmt *S, const clang::Stmt *Loop,
+                      clang::ASTContext &Ctx);
+
+/// S is evaluated for a condition (if, while, ?:, a loop's condition, a
+/// break decided by it) between S and Loop: its value steers control flow.
+bool decidesControlFlow(const clang::Stmt *S, const clang::Stmt *Loop,
+                        clang::ASTContext &Ctx);
 
 } // namespace torchlint
 

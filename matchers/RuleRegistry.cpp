@@ -5,6 +5,7 @@
 #include "DeviceMismatchCheck.h"
 #include "HardcodedCpuDeviceCheck.h"
 #include "PageableCopyCheck.h"
+#include "SyncInLoopCheck.h"
 #include "UncheckedCudaCheck.h"
 
 namespace torchlint {
@@ -19,11 +20,18 @@ template <typename RuleClass> static RuleEntry entry() {
 }
 
 llvm::ArrayRef<RuleEntry> allRules() {
+  // One rule per line, in the order --list-checks shows them.
+  // clang-format off
   static const RuleEntry Rules[] = {
-      entry<DeviceMismatchCheck>(),      entry<HardcodedCpuDeviceCheck>(),
-      entry<UncheckedCudaCheck>(),       entry<PageableCopyCheck>(),
-      entry<DataLoaderNoWorkersCheck>(), entry<CpuTensorThenMovedCheck>(),
+      entry<DeviceMismatchCheck>(),
+      entry<HardcodedCpuDeviceCheck>(),
+      entry<UncheckedCudaCheck>(),
+      entry<PageableCopyCheck>(),
+      entry<DataLoaderNoWorkersCheck>(),
+      entry<CpuTensorThenMovedCheck>(),
+      entry<SyncInLoopCheck>(),
   };
+  // clang-format on
   return Rules;
 }
 
