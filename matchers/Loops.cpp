@@ -14,8 +14,19 @@ using namespace clang;
 namespace torchlint {
 
 namespace {
+/// `do { ... } while (false)`, as macros expand to, runs once.
+bool runsOnce(const Expr *Cond, ASTContext &Ctx) {
+  return Cond && api::constantBool(Cond, Ctx) == false;
+}
+
 /// Child is a part of Loop that runs on every iteration.
-bool repeatsIn(const Stmt *Loop, const Stmt *Child) {
+bool repeatsIn(const Stmt *Loop, const Stmt *Child, ASTContext &Ctx) {
+  if (const auto *Do = dyn_cast<DoStmt>(Loop);
+      Do && runsOnce(Do->getCond(), Ctx))
+    return false;
+  if (const auto *While = dyn_cast<WhileStmt>(Loop);
+      While && runsOnce(While->getCond(), Ctx))
+    return false;
   if (const auto *For = dyn_cast<ForStmt>(Loop))
     return Child == For->getBody() || Child == For->getCond() ||
            Child == For->getInc();
@@ -77,7 +88,7 @@ const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
     const auto *Parent = Node.get<Stmt>();
     if (!Parent || isa<LambdaExpr>(Parent))
       return nullptr;
-    if (repeatsIn(Parent, Child))
+    if (repeatsIn(Parent, Child, Ctx))
       return Parent;
     Child = Parent;
   }

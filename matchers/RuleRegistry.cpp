@@ -1,6 +1,7 @@
 #include "RuleRegistry.h"
 
 #include "CpuTensorThenMovedCheck.h"
+#include "CudaVisibleDevicesInCodeCheck.h"
 #include "DataLoaderNoWorkersCheck.h"
 #include "DeviceMismatchCheck.h"
 #include "HardcodedCpuDeviceCheck.h"
@@ -30,6 +31,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<DataLoaderNoWorkersCheck>(),
       entry<CpuTensorThenMovedCheck>(),
       entry<SyncInLoopCheck>(),
+      entry<CudaVisibleDevicesInCodeCheck>(),
   };
   // clang-format on
   return Rules;

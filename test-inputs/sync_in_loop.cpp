@@ -98,6 +98,7 @@ void fixed_steps(torch::nn::Linear &model, torch::Device device) {
     loss.backward();
     optimizer.step();
     total += loss.item<double>(); // expect: torch-sync-in-loop
+    TORCH_CHECK(!std::isnan(loss.item<float>()), "the loss is NaN"); // expect: torch-sync-in-loop
     ++step;
   }
   std::cout << total << "\n";
