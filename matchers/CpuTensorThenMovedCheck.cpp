@@ -104,24 +104,15 @@ void CpuTensorThenMovedCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("copy");
   DeviceFlow &Flow = context().deviceFlow(Ctx);
-  if (Flow.inTemplatePattern(Call) || !Flow.reachable(Call))
-    return;
-  std::optional<DeviceCopy> Copy = asDeviceCopy(Call);
+  FactSet Destination;
+  std::optional<DeviceCopy> Copy = copyToAccelerator(Call, Flow, Destination);
   if (!Copy)
-    return;
-  FactSet Destination = destinationOf(*Copy, Flow);
-  if (!reachesAccelerator(Destination))
     return;
   std::optional<CreatedThenMoved> Made = createdThenMoved(*Copy, Flow);
   if (!Made)
     return;
 
-  std::string Device = "the GPU";
-  for (const DeviceFact &F : Destination)
-    if (F.isKnown() && F.Kind != api::DeviceKind::CPU) {
-      Device = deviceName(F);
-      break;
-    }
+  std::string Device = acceleratorName(Destination);
   Repetition Repeated = repetitionOf(Call, Flow);
   std::string Factory = factoryName(Made->Factory);
   FindingBuilder Finding = report(

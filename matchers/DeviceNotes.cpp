@@ -69,6 +69,13 @@ std::string explainFact(const DeviceFact &F, llvm::StringRef Name,
   return Name.str() + " gets its device here";
 }
 
+std::string acceleratorName(const FactSet &Facts) {
+  for (const DeviceFact &F : Facts)
+    if (F.isKnown() && F.Kind != api::DeviceKind::CPU)
+      return deviceName(F);
+  return "the GPU";
+}
+
 namespace {
 /// The function or lambda whose body holds D, if D is local to one.
 const DeclContext *owningFunction(const Decl *D) {

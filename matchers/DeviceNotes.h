@@ -22,6 +22,10 @@ namespace torchlint {
 /// "the CPU", "the GPU", "'cuda:1'".
 std::string deviceName(const DeviceFact &F);
 
+/// The name of the first accelerator (a known device that is not the CPU)
+/// among the facts; "the GPU" when none is known.
+std::string acceleratorName(const FactSet &Facts);
+
 /// A short quoted name for an expression: 'batch.data', or "the input" when
 /// the expression is long or cannot be printed.
 std::string quoted(const clang::Expr *E, const clang::ASTContext &Ctx,

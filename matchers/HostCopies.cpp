@@ -107,8 +107,7 @@ bool unconditionallyAfter(const Expr *E, const VarDecl *Var, ASTContext &Ctx) {
       return true;
     if (isa<IfStmt>(S) || isa<SwitchStmt>(S) || isa<ForStmt>(S) ||
         isa<CXXForRangeStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
-        isa<ConditionalOperator>(S) || isa<LambdaExpr>(S) ||
-        isa<CXXTryStmt>(S))
+        isa<ConditionalOperator>(S) || isa<LambdaExpr>(S) || isa<CXXTryStmt>(S))
       return false;
     if (const auto *Op = dyn_cast<BinaryOperator>(S))
       if (Op->isLogicalOp())
@@ -156,6 +155,20 @@ FactSet destinationOf(const DeviceCopy &Copy, DeviceFlow &Flow) {
   if (Copy.How == DeviceCopy::Form::CopyInto)
     return Flow.devicesOf(Copy.Target);
   return Flow.devicesOf(Copy.Call);
+}
+
+std::optional<DeviceCopy> copyToAccelerator(const CXXMemberCallExpr *Call,
+                                            DeviceFlow &Flow,
+                                            FactSet &Destination) {
+  if (Flow.inTemplatePattern(Call) || !Flow.reachable(Call))
+    return std::nullopt;
+  std::optional<DeviceCopy> Copy = asDeviceCopy(Call);
+  if (!Copy)
+    return std::nullopt;
+  Destination = destinationOf(*Copy, Flow);
+  if (!reachesAccelerator(Destination))
+    return std::nullopt;
+  return Copy;
 }
 
 bool reachesAccelerator(const FactSet &Destination) {

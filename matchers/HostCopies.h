@@ -46,6 +46,13 @@ struct DeviceCopy {
 /// (or a device-like TensorOptions, or a destination tensor) as target.
 std::optional<DeviceCopy> asDeviceCopy(const clang::Expr *E);
 
+/// Call as a copy that runs on this machine and puts the tensor on an
+/// accelerator on some path; Destination receives the devices it puts it on.
+/// Nullopt for other calls, and in template patterns.
+std::optional<DeviceCopy>
+copyToAccelerator(const clang::CXXMemberCallExpr *Call, DeviceFlow &Flow,
+                  FactSet &Destination);
+
 /// The devices the copy puts the tensor on.
 FactSet destinationOf(const DeviceCopy &Copy, DeviceFlow &Flow);
 

@@ -67,22 +67,14 @@ class CopyCounter : public RecursiveASTVisitor<CopyCounter> {
 public:
   explicit CopyCounter(DeviceFlow &Flow) : Flow(Flow) {}
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-    if (!FirstModuleCall && api::isModuleCall(Call))
-      FirstModuleCall = Call;
     if (std::optional<DeviceCopy> Copy = asDeviceCopy(Call))
       if (reachesAccelerator(destinationOf(*Copy, Flow)) &&
           pageableSource(*Copy, Flow))
         ++Copies;
     return true;
   }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Call) {
-    if (!FirstModuleCall && api::isModuleCall(Call))
-      FirstModuleCall = Call;
-    return true;
-  }
   DeviceFlow &Flow;
   unsigned Copies = 0;
-  const Expr *FirstModuleCall = nullptr;
 };
 } // namespace
 
@@ -100,13 +92,9 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("copy");
   DeviceFlow &Flow = context().deviceFlow(Ctx);
-  if (Flow.inTemplatePattern(Call) || !Flow.reachable(Call))
-    return;
-  std::optional<DeviceCopy> Copy = asDeviceCopy(Call);
+  FactSet Destination;
+  std::optional<DeviceCopy> Copy = copyToAccelerator(Call, Flow, Destination);
   if (!Copy)
-    return;
-  FactSet Destination = destinationOf(*Copy, Flow);
-  if (!reachesAccelerator(Destination))
     return;
   std::optional<FactSet> Source = pageableSource(*Copy, Flow);
   // A tensor made only to be moved is better made on the device; the rule
@@ -117,12 +105,7 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Repeated)
     return;
 
-  std::string Device = "the GPU";
-  for (const DeviceFact &F : Destination)
-    if (F.isKnown() && F.Kind != api::DeviceKind::CPU) {
-      Device = deviceName(F);
-      break;
-    }
+  std::string Device = acceleratorName(Destination);
   const DeviceFact &Primary = Source->front();
   std::string Name = quoted(Copy->Source, Ctx, "the tensor");
   bool NonBlocking = isNonBlocking(*Copy, Ctx);
@@ -179,13 +162,15 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
   if (FactoryHere)
     offerFix(Finding, *Copy, FreshEachStep, Factory, Ctx);
 
-  CopyCounter Counter(Flow);
+  // One step: the loop's body, or the function the loop calls.
+  const Stmt *Step = Repeated.Loop;
   if (Repeated.Call) {
-    if (const FunctionDecl *FD = Flow.enclosingFunction(Call))
-      Counter.TraverseStmt(FD->getBody());
-  } else {
-    Counter.TraverseStmt(const_cast<Stmt *>(Repeated.Loop));
+    const FunctionDecl *FD = Flow.enclosingFunction(Call);
+    Step = FD ? FD->getBody() : nullptr;
   }
+  CopyCounter Counter(Flow);
+  Counter.TraverseStmt(const_cast<Stmt *>(Step));
+  const Expr *ModuleCall = api::firstModuleCall(Step);
   nlohmann::json Recipe{{"scenario", "pinned-copy"},
                         {"tensor", recipe::describeTensor(Primary, Ctx)},
                         {"copies_per_step", std::max(Counter.Copies, 1u)},
@@ -195,9 +180,8 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
                                      ? "cuda"
                                      : "copy_"}};
   Recipe["module"] =
-      Counter.FirstModuleCall
-          ? recipe::describeModule(api::calledModule(Counter.FirstModuleCall),
-                                   nullptr, Ctx)
+      ModuleCall
+          ? recipe::describeModule(api::calledModule(ModuleCall), nullptr, Ctx)
           : nlohmann::json(nullptr);
   Finding.recipe(std::move(Recipe));
 }

@@ -39,18 +39,6 @@ AST_MATCHER(CXXMethodDecl, isTensorMethodDecl) {
   return api::isTensorMethod(&Node);
 }
 
-const Expr *firstModuleCall(const Stmt *S) {
-  if (!S)
-    return nullptr;
-  if (const auto *E = dyn_cast<Expr>(S))
-    if (api::isModuleCall(E))
-      return E;
-  for (const Stmt *Child : S->children())
-    if (const Expr *Found = firstModuleCall(Child))
-      return Found;
-  return nullptr;
-}
-
 /// The tensor a sync reads, and how it is called in messages.
 struct Sync {
   const Expr *Tensor = nullptr; ///< null for cuda::synchronize()
@@ -173,7 +161,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     Finding.note(Repeated.Call->getSourceRange(),
                  "called on every iteration of a training loop here");
 
-  const Expr *Module = firstModuleCall(Repeated.Loop);
+  const Expr *Module = api::firstModuleCall(Repeated.Loop);
   Finding.recipe(
       {{"scenario", "sync-in-loop"},
        {"sync", What.Kind},

@@ -696,4 +696,16 @@ std::optional<bool> constantBool(const Expr *E, const ASTContext &Ctx) {
   return std::nullopt;
 }
 
+const Expr *firstModuleCall(const Stmt *S) {
+  if (!S)
+    return nullptr;
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (isModuleCall(E))
+      return E;
+  for (const Stmt *Child : S->children())
+    if (const Expr *Found = firstModuleCall(Child))
+      return Found;
+  return nullptr;
+}
+
 } // namespace torchlint::api

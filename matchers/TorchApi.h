@@ -88,6 +88,8 @@ bool isModuleTo(const clang::CXXMethodDecl *MD);
 const clang::Expr *withoutArrow(const clang::Expr *E);
 /// A call that runs a module: module->forward(...), module(...).
 bool isModuleCall(const clang::Expr *E);
+/// The first module call in S, in source order (lambdas included), or null.
+const clang::Expr *firstModuleCall(const clang::Stmt *S);
 /// The expression of the module that a module call runs, or null.
 const clang::Expr *calledModule(const clang::Expr *Call);
 
