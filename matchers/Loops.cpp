@@ -120,7 +120,8 @@ public:
   }
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool VisitCallExpr(CallExpr *Call) {
-    if (api::isModuleCall(Call) || isStepMethod(Call))
+    if (api::isModuleCall(Call) || api::isBackwardCall(Call) ||
+        api::isOptimizerCall(Call))
       (Nesting > 0 ? Nested : Direct) = true;
     return true;
   }
@@ -128,31 +129,7 @@ public:
   bool Nested = false;
   /// Counts the traversed loop itself.
   int Nesting = 0;
-
-private:
-  static bool isStepMethod(const CallExpr *Call) {
-    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-    const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
-    if (!MD || !MD->getDeclName().isIdentifier())
-      return false;
-    llvm::StringRef Name = MD->getName();
-    if (Name == "backward")
-      return api::isTensorMethod(MD);
-    if (Name == "step" || Name == "zero_grad")
-      return api::isInTorchNamespace(MD->getParent());
-    return false;
-  }
 };
-
-template <typename NodeT>
-const Stmt *parentStmt(const NodeT &Node, ASTContext &Ctx,
-                       DynTypedNode &Current) {
-  DynTypedNodeList Parents = Ctx.getParents(Node);
-  if (Parents.empty())
-    return nullptr;
-  Current = Parents[0];
-  return Current.get<Stmt>();
-}
 
 /// Calls Visit(Parent, Child) for each statement from S up to Loop.
 template <typename Visitor>

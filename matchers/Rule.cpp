@@ -186,6 +186,32 @@ FindingBuilder &FindingBuilder::insertAfter(SourceLocation TokenLoc,
   return *this;
 }
 
+FindingBuilder &FindingBuilder::insertLineAfter(SourceLocation TokenLoc,
+                                                llvm::StringRef Line) {
+  if (!Reported)
+    return *this;
+  if (TokenLoc.isMacroID()) {
+    FixWithheld = true;
+    return *this;
+  }
+  const SourceManager &SM = Ctx->getSourceManager();
+  SourceLocation After =
+      Lexer::getLocForEndOfToken(TokenLoc, 0, SM, Ctx->getLangOpts());
+  std::pair<FileID, unsigned> At = SM.getDecomposedLoc(After);
+  bool Invalid = false;
+  llvm::StringRef Buffer = SM.getBufferData(At.first, &Invalid);
+  if (!Invalid) {
+    llvm::StringRef Rest = Buffer.substr(At.second);
+    Rest = Rest.take_until([](char C) { return C == '\n'; });
+    Rest.consume_back("\r");
+    llvm::StringRef Code = Rest.ltrim(" \t");
+    if (Code.empty() || (Code.starts_with("//") && !Code.ends_with("\\")))
+      After = After.getLocWithOffset(Rest.size());
+  }
+  addFix(CharSourceRange::getCharRange(After, After), ("\n" + Line).str());
+  return *this;
+}
+
 FindingBuilder &FindingBuilder::insertBefore(SourceLocation Loc,
                                              llvm::StringRef Text) {
   addFix(CharSourceRange::getCharRange(Loc, Loc), Text);

@@ -111,6 +111,12 @@ public:
   FindingBuilder &insertAfter(clang::SourceLocation TokenLoc,
                               llvm::StringRef Text);
   FindingBuilder &insertBefore(clang::SourceLocation Loc, llvm::StringRef Text);
+  /// Adds Line (with its indentation) as a line of its own after the token
+  /// at TokenLoc: after the comment that ends the token's line, if any, so
+  /// that the comment stays where it was; right after the token when code
+  /// follows it on its line.
+  FindingBuilder &insertLineAfter(clang::SourceLocation TokenLoc,
+                                  llvm::StringRef Line);
   FindingBuilder &replace(clang::SourceRange TokenRange, llvm::StringRef Text);
   FindingBuilder &remove(clang::CharSourceRange Range);
   FindingBuilder &recipe(nlohmann::json Recipe);

@@ -2,8 +2,10 @@
 
 #include "CpuTensorThenMovedCheck.h"
 #include "CudaVisibleDevicesInCodeCheck.h"
+#include "CudnnBenchmarkOffCheck.h"
 #include "DataLoaderNoWorkersCheck.h"
 #include "DeviceMismatchCheck.h"
+#include "EvalWithoutNoGradCheck.h"
 #include "HardcodedCpuDeviceCheck.h"
 #include "PageableCopyCheck.h"
 #include "SyncInLoopCheck.h"
@@ -32,6 +34,8 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<CpuTensorThenMovedCheck>(),
       entry<SyncInLoopCheck>(),
       entry<CudaVisibleDevicesInCodeCheck>(),
+      entry<EvalWithoutNoGradCheck>(),
+      entry<CudnnBenchmarkOffCheck>(),
   };
   // clang-format on
   return Rules;

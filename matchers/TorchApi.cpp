@@ -399,6 +399,30 @@ bool isModuleTo(const CXXMethodDecl *MD) {
          hasQualifiedName(MD->getParent(), "torch::nn::Module");
 }
 
+bool isModuleMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
+  return MD && MD->getDeclName().isIdentifier() && MD->getName() == Name &&
+         hasQualifiedName(MD->getParent(), "torch::nn::Module");
+}
+
+bool isBackwardCall(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return isTensorMethod(MD, "backward");
+  return hasQualifiedName(FD, "torch::autograd::backward") ||
+         hasQualifiedName(FD, "torch::autograd::grad");
+}
+
+bool isOptimizerCall(const CallExpr *Call) {
+  const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
+  if (!MD || !MD->getDeclName().isIdentifier())
+    return false;
+  return (MD->getName() == "step" || MD->getName() == "zero_grad") &&
+         isInTorchNamespace(MD->getParent());
+}
+
 const Expr *withoutArrow(const Expr *E) {
   const Expr *Bare = ignoreWrappers(E);
   if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Bare))

@@ -84,6 +84,13 @@ bool isLossFunction(const clang::FunctionDecl *FD);
 bool isTensorMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name = "");
 /// The method is torch::nn::Module::to.
 bool isModuleTo(const clang::CXXMethodDecl *MD);
+/// The method is torch::nn::Module's, with this name ("train", "eval").
+bool isModuleMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name);
+/// Autograd's backward pass: tensor.backward(), torch::autograd::backward()
+/// or torch::autograd::grad().
+bool isBackwardCall(const clang::CallExpr *Call);
+/// An optimizer's (or a learning-rate scheduler's) step() or zero_grad().
+bool isOptimizerCall(const clang::CallExpr *Call);
 /// `model` for `model->`, which holders and shared_ptrs are accessed through.
 const clang::Expr *withoutArrow(const clang::Expr *E);
 /// A call that runs a module: module->forward(...), module(...).

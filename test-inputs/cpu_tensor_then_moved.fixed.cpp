@@ -50,11 +50,12 @@ void evaluate(Denoiser &model, torch::Device device) {
 }
 
 void cuda_call(Denoiser &model) {
+  torch::NoGradGuard no_grad;
   if (!torch::cuda::is_available())
     return;
   for (int step = 0; step < 3; ++step) {
     auto x = torch::rand({8, 16}, torch::TensorOptions().device(torch::kCUDA)); // expect: torch-cpu-tensor-then-moved
-    model->forward(x);
+    model->forward(x); // expect: torch-eval-without-no-grad
   }
 }
 
@@ -120,6 +121,14 @@ void moved_like_another_tensor(const torch::Tensor &other) {
   std::cout << x.sum().item<float>() << "\n";
 }
 
+// cuDNN's autotuner switched on once, after the device is chosen: no
+// torch-cudnn-benchmark-off for this program.
+void tuned_convolutions(torch::Device device) {
+  at::globalContext().setBenchmarkCuDNN(true);
+  torch::nn::Conv2d conv(3, 8, 3);
+  conv->to(device);
+}
+
 int main() {
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
@@ -139,4 +148,5 @@ int main() {
   pinned_on_purpose(device);
   like_a_device_tensor(device);
   moved_like_another_tensor(torch::rand({1}, torch::TensorOptions().device(device)));
+  tuned_convolutions(device);
 }

@@ -24,7 +24,7 @@ void holder_alias() {
   Net model;
   Net alias = model;
   model->to(device);
-  alias->forward(torch::randn({3, 4}).to(device)); // expect: torch-cpu-tensor-then-moved
+  alias->forward(torch::randn({3, 4}).to(device)); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
 }
 
 // Correct: the batch's tensor is moved in place, through a reference too.
@@ -85,7 +85,7 @@ void parameter_free_modules() {
   SquaredError criterion;
   torch::nn::LogSoftmax log_softmax(1);
   torch::nn::Dropout dropout(0.5);
-  auto out = dropout(model->forward(torch::randn({8, 4}).to(device))); // expect: torch-cpu-tensor-then-moved
+  auto out = dropout(model->forward(torch::randn({8, 4}).to(device))); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
   criterion->forward(log_softmax(out), torch::randn({8, 2}).to(device)); // expect: torch-cpu-tensor-then-moved
 }
 
@@ -95,7 +95,7 @@ torch::Device training_device(torch::kCPU);
 void train_with_global() {
   torch::nn::Linear model(4, 2);
   model->to(training_device);
-  model->forward(torch::randn({8, 4}).to(training_device));
+  model->forward(torch::randn({8, 4}).to(training_device)); // expect: torch-eval-without-no-grad
 }
 
 // Correct: a trainer whose setup moves the model before any step.
@@ -133,7 +133,7 @@ void accumulate_on_cpu() {
   Net model;
   model->to(device);
   torch::Tensor total = torch::zeros({2, 2});
-  auto out = model->forward(torch::randn({2, 4}).to(device)); // expect: torch-cpu-tensor-then-moved
+  auto out = model->forward(torch::randn({2, 4}).to(device)); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
   total += out; // expect: torch-device-mismatch
 }
 
@@ -144,7 +144,7 @@ void device_out_of_scope() {
     torch::Device gpu(torch::kCUDA);
     model->to(gpu);
   }
-  model->forward(torch::randn({2, 4})); // expect: torch-device-mismatch
+  model->forward(torch::randn({2, 4})); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // Hard-coded, but a constexpr cannot call is_available(): no fix-it.
@@ -153,7 +153,7 @@ constexpr torch::DeviceType kTrainingDeviceType = torch::kCPU; // expect: torch-
 void constexpr_device() {
   Net model;
   model->to(kTrainingDeviceType);
-  model->forward(torch::randn({2, 4}).to(kTrainingDeviceType));
+  model->forward(torch::randn({2, 4}).to(kTrainingDeviceType)); // expect: torch-eval-without-no-grad
 }
 
 // Hard-coded, but the loss target would stay behind: no fix-it.

@@ -20,11 +20,12 @@ torch::Device pick_device() {
 
 // Correct: a copy of a module holder shares its module.
 void holder_alias() {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
   Net alias = model;
   model->to(device);
-  alias->forward(torch::randn({3, 4}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved
+  alias->forward(torch::randn({3, 4}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
 }
 
 // Correct: the batch's tensor is moved in place, through a reference too.
@@ -79,13 +80,14 @@ struct SquaredErrorImpl : torch::nn::Module {
 TORCH_MODULE(SquaredError);
 
 void parameter_free_modules() {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   torch::nn::Linear model(4, 2);
   model->to(device);
   SquaredError criterion;
   torch::nn::LogSoftmax log_softmax(1);
   torch::nn::Dropout dropout(0.5);
-  auto out = dropout(model->forward(torch::randn({8, 4}, torch::TensorOptions().device(device)))); // expect: torch-cpu-tensor-then-moved
+  auto out = dropout(model->forward(torch::randn({8, 4}, torch::TensorOptions().device(device)))); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
   criterion->forward(log_softmax(out), torch::randn({8, 2}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved
 }
 
@@ -93,9 +95,10 @@ void parameter_free_modules() {
 torch::Device training_device(torch::kCPU);
 
 void train_with_global() {
+  torch::NoGradGuard no_grad;
   torch::nn::Linear model(4, 2);
   model->to(training_device);
-  model->forward(torch::randn({8, 4}).to(training_device));
+  model->forward(torch::randn({8, 4}).to(training_device)); // expect: torch-eval-without-no-grad
 }
 
 // Correct: a trainer whose setup moves the model before any step.
@@ -129,31 +132,34 @@ void conjunction_flag(int argc) {
 
 // A real mismatch whose fix-it would update a temporary: none is offered.
 void accumulate_on_cpu() {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
   model->to(device);
   torch::Tensor total = torch::zeros({2, 2});
-  auto out = model->forward(torch::randn({2, 4}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved
+  auto out = model->forward(torch::randn({2, 4}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
   total += out; // expect: torch-device-mismatch
 }
 
 // A real mismatch whose device variable is out of scope: no fix-it.
 void device_out_of_scope() {
+  torch::NoGradGuard no_grad;
   Net model;
   if (torch::cuda::is_available()) {
     torch::Device gpu(torch::kCUDA);
     model->to(gpu);
   }
-  model->forward(torch::randn({2, 4})); // expect: torch-device-mismatch
+  model->forward(torch::randn({2, 4})); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // Hard-coded, but a constexpr cannot call is_available(): no fix-it.
 constexpr torch::DeviceType kTrainingDeviceType = torch::kCPU; // expect: torch-hardcoded-cpu-device
 
 void constexpr_device() {
+  torch::NoGradGuard no_grad;
   Net model;
   model->to(kTrainingDeviceType);
-  model->forward(torch::randn({2, 4}).to(kTrainingDeviceType));
+  model->forward(torch::randn({2, 4}).to(kTrainingDeviceType)); // expect: torch-eval-without-no-grad
 }
 
 // Hard-coded, but the loss target would stay behind: no fix-it.

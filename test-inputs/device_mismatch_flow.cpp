@@ -34,7 +34,7 @@ void model_moved_in_helper() {
   Net model;
   place_on(model, device);
   auto x = torch::randn({16, 784});
-  auto y = model->forward(x); // expect: torch-device-mismatch
+  auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // The model is moved in a constructor and kept as a member; a method feeds
@@ -70,7 +70,7 @@ void input_moved_on_one_branch(bool augment) {
   auto x = torch::rand({8, 784});
   if (augment)
     x = x.to(device);
-  auto y = model->forward(x); // expect: torch-device-mismatch
+  auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // The inputs are moved while the module never is.
@@ -78,7 +78,7 @@ void module_never_moved() {
   torch::Device device = pick_device();
   Net model;
   auto x = torch::rand({8, 784}).to(device); // expect: torch-cpu-tensor-then-moved
-  auto y = model->forward(x); // expect: torch-device-mismatch
+  auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // Host memory wrapped by from_blob goes into a model on the GPU.
@@ -89,7 +89,7 @@ void host_buffer_into_gpu_model() {
   model->to(torch::kCUDA);
   std::vector<float> values(4 * 8, 1.0f);
   auto x = torch::from_blob(values.data(), {8, 4});
-  auto y = model(x); // expect: torch-device-mismatch
+  auto y = model(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // A tensor loaded from disk lands on the CPU.
@@ -99,7 +99,7 @@ void loaded_tensor_not_moved(const std::string &path) {
   model->to(device);
   torch::Tensor x;
   torch::load(x, path);
-  auto y = model->forward(x); // expect: torch-device-mismatch
+  auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // A helper builds the batch on the CPU.
@@ -109,7 +109,7 @@ void helper_makes_cpu_batch() {
   torch::Device device = pick_device();
   Net model;
   model->to(device);
-  auto y = model->forward(make_batch(32)); // expect: torch-device-mismatch
+  auto y = model->forward(make_batch(32)); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // A lambda captures the model on the GPU and is called with CPU tensors.
@@ -139,7 +139,7 @@ void moved_through_helper() {
   torch::Device device = pick_device();
   Net model;
   model->to(device);
-  auto y = model->forward(to_device(torch::randn({4, 784}), device));
+  auto y = model->forward(to_device(torch::randn({4, 784}), device)); // expect: torch-eval-without-no-grad
 }
 
 // Correct: created on the device, moved without blocking, moved on both
@@ -212,7 +212,7 @@ void cpu_only_program() {
   Net model;
   model->to(torch::kFloat64);
   auto x = torch::rand({2, 784}, torch::kFloat64);
-  std::cout << model->forward(x) << "\n";
+  std::cout << model->forward(x) << "\n"; // expect: torch-eval-without-no-grad
 }
 
 // Correct: nothing is known of the caller's tensors.
@@ -228,7 +228,7 @@ void moved_together_when_available() {
     model->to(torch::kCUDA);
     x = x.to(torch::kCUDA);
   }
-  auto y = model->forward(x);
+  auto y = model->forward(x); // expect: torch-eval-without-no-grad
 }
 
 // Correct: a lambda that moves what it is given.

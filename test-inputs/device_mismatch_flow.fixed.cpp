@@ -30,11 +30,12 @@ auto make_loader() {
 void place_on(Net &model, const torch::Device &device) { model->to(device); }
 
 void model_moved_in_helper() {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
   place_on(model, device);
   auto x = torch::randn({16, 784});
-  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch
+  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // The model is moved in a constructor and kept as a member; a method feeds
@@ -64,52 +65,57 @@ void member_model() {
 
 // The input is moved on one branch only.
 void input_moved_on_one_branch(bool augment) {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
   model->to(device);
   auto x = torch::rand({8, 784});
   if (augment)
     x = x.to(device);
-  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch
+  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // The inputs are moved while the module never is.
 void module_never_moved() {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
   auto x = torch::rand({8, 784}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
-  auto y = model->forward(x); // expect: torch-device-mismatch
+  auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // Host memory wrapped by from_blob goes into a model on the GPU.
 void host_buffer_into_gpu_model() {
+  torch::NoGradGuard no_grad;
   if (!torch::cuda::is_available())
     return;
   torch::nn::Linear model(4, 2);
   model->to(torch::kCUDA);
   std::vector<float> values(4 * 8, 1.0f);
   auto x = torch::from_blob(values.data(), {8, 4});
-  auto y = model(x.to(torch::kCUDA)); // expect: torch-device-mismatch
+  auto y = model(x.to(torch::kCUDA)); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // A tensor loaded from disk lands on the CPU.
 void loaded_tensor_not_moved(const std::string &path) {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
   model->to(device);
   torch::Tensor x;
   torch::load(x, path);
-  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch
+  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // A helper builds the batch on the CPU.
 torch::Tensor make_batch(int64_t n) { return torch::randn({n, 784}); }
 
 void helper_makes_cpu_batch() {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
   model->to(device);
-  auto y = model->forward(make_batch(32).to(device)); // expect: torch-device-mismatch
+  auto y = model->forward(make_batch(32).to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // A lambda captures the model on the GPU and is called with CPU tensors.
@@ -136,10 +142,11 @@ torch::Tensor to_device(const torch::Tensor &x, const torch::Device &device) {
 }
 
 void moved_through_helper() {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
   model->to(device);
-  auto y = model->forward(to_device(torch::randn({4, 784}), device));
+  auto y = model->forward(to_device(torch::randn({4, 784}), device)); // expect: torch-eval-without-no-grad
 }
 
 // Correct: created on the device, moved without blocking, moved on both
@@ -209,10 +216,11 @@ void examples_structure() {
 
 // Correct: a CPU-only program, and a dtype-only move that keeps the device.
 void cpu_only_program() {
+  torch::NoGradGuard no_grad;
   Net model;
   model->to(torch::kFloat64);
   auto x = torch::rand({2, 784}, torch::kFloat64);
-  std::cout << model->forward(x) << "\n";
+  std::cout << model->forward(x) << "\n"; // expect: torch-eval-without-no-grad
 }
 
 // Correct: nothing is known of the caller's tensors.
@@ -222,13 +230,14 @@ torch::Tensor run_with(Net &model, const torch::Tensor &x) {
 
 // Correct: both moved inside the availability check.
 void moved_together_when_available() {
+  torch::NoGradGuard no_grad;
   Net model;
   auto x = torch::rand({2, 784});
   if (torch::cuda::is_available()) {
     model->to(torch::kCUDA);
     x = x.to(torch::kCUDA);
   }
-  auto y = model->forward(x);
+  auto y = model->forward(x); // expect: torch-eval-without-no-grad
 }
 
 // Correct: a lambda that moves what it is given.

@@ -106,7 +106,7 @@ void sequential_input_from_factory() {
   torch::nn::Sequential model(torch::nn::Linear(4, 4), torch::nn::Tanh());
   model->to(device);
   auto input = torch::ones({8, 4});
-  auto output = model->forward(input); // expect: torch-device-mismatch
+  auto output = model->forward(input); // expect: torch-device-mismatch, torch-eval-without-no-grad
   std::cout << output.sum().item<float>() << "\n";
 }
 
@@ -179,7 +179,7 @@ void results_back_on_host() {
   Net model;
   model->to(device);
   auto input = torch::rand({1, 1, 28, 28}).to(device, /*non_blocking=*/true); // expect: torch-cpu-tensor-then-moved
-  auto output = model->forward(input).cpu();
+  auto output = model->forward(input).cpu(); // expect: torch-eval-without-no-grad
   std::cout << output << "\n";
   torch::save(output, "output.pt");
   auto host = model->forward(input).to(torch::kCPU);

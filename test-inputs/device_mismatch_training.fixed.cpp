@@ -101,12 +101,13 @@ void residual_on_two_devices() {
 
 // A sequential model on the GPU fed a tensor made on the CPU.
 void sequential_input_from_factory() {
+  torch::NoGradGuard no_grad;
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
   torch::nn::Sequential model(torch::nn::Linear(4, 4), torch::nn::Tanh());
   model->to(device);
   auto input = torch::ones({8, 4});
-  auto output = model->forward(input.to(device)); // expect: torch-device-mismatch
+  auto output = model->forward(input.to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad
   std::cout << output.sum().item<float>() << "\n";
 }
 
@@ -174,12 +175,13 @@ void loss_module_both_moved() {
 
 // Correct: outputs brought back to the CPU after training, to print and save.
 void results_back_on_host() {
+  torch::NoGradGuard no_grad;
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
   Net model;
   model->to(device);
   auto input = torch::rand({1, 1, 28, 28}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
-  auto output = model->forward(input).cpu();
+  auto output = model->forward(input).cpu(); // expect: torch-eval-without-no-grad
   std::cout << output << "\n";
   torch::save(output, "output.pt");
   auto host = model->forward(input).to(torch::kCPU);

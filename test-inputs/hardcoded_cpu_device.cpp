@@ -27,7 +27,7 @@ void device_variable_is_cpu() {
   torch::Device device(torch::kCPU); // expect: torch-hardcoded-cpu-device
   Net model;
   model->to(device);
-  auto out = model->forward(batch().to(device));
+  auto out = model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 void device_from_string() {
@@ -41,21 +41,21 @@ void device_type_variable() {
   auto device = torch::kCPU; // expect: torch-hardcoded-cpu-device
   Net model;
   model->to(device);
-  model->forward(batch());
+  model->forward(batch()); // expect: torch-eval-without-no-grad
 }
 
 void device_constructed_then_copied() {
   torch::Device device = torch::Device(torch::kCPU); // expect: torch-hardcoded-cpu-device
   Net model;
   model->to(device);
-  model->forward(batch().to(device));
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 void enumerator_spelling() {
   torch::Device device(torch::DeviceType::CPU); // expect: torch-hardcoded-cpu-device
   Net model;
   model->to(device);
-  model->forward(batch());
+  model->forward(batch()); // expect: torch-eval-without-no-grad
 }
 
 void moved_to_cpu_literal() {
@@ -68,19 +68,19 @@ void moved_to_cpu_literal() {
 // The module stays where it was created; its input is sent to the CPU.
 void input_sent_to_cpu(const torch::Tensor &features) {
   Net model;
-  auto out = model->forward(features.to(torch::kCPU)); // expect: torch-hardcoded-cpu-device
+  auto out = model->forward(features.to(torch::kCPU)); // expect: torch-hardcoded-cpu-device, torch-eval-without-no-grad
 }
 
 void input_created_on_cpu() {
   Net model;
   auto x = torch::rand({4, 1, 28, 28},
                        torch::TensorOptions().device(torch::kCPU)); // expect: torch-hardcoded-cpu-device
-  model->forward(x);
+  model->forward(x); // expect: torch-eval-without-no-grad
 }
 
 void input_copied_to_cpu(const torch::Tensor &features) {
   Net model;
-  model->forward(features.cpu()); // expect: torch-hardcoded-cpu-device
+  model->forward(features.cpu()); // expect: torch-hardcoded-cpu-device, torch-eval-without-no-grad
 }
 
 const torch::Device kTrainingDevice(torch::kCPU); // expect: torch-hardcoded-cpu-device
@@ -88,12 +88,12 @@ const torch::Device kTrainingDevice(torch::kCPU); // expect: torch-hardcoded-cpu
 void global_device() {
   Net model;
   model->to(kTrainingDevice);
-  model->forward(batch());
+  model->forward(batch()); // expect: torch-eval-without-no-grad
 }
 
 void train_on(Net &model, torch::Device device) {
   model->to(device);
-  model->forward(batch().to(device));
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 void device_passed_to_helper() {
@@ -107,8 +107,8 @@ void chosen_by_availability() {
                              ? torch::Device(torch::kCUDA)
                              : torch::Device(torch::kCPU);
   Net model;
-  model->to(device);
-  model->forward(batch().to(device));
+  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 void upgraded_when_available() {
@@ -116,8 +116,8 @@ void upgraded_when_available() {
   if (torch::cuda::is_available())
     device = torch::Device(torch::kCUDA);
   Net model;
-  model->to(device);
-  model->forward(batch().to(device));
+  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 void fallback_branch() {
@@ -127,16 +127,16 @@ void fallback_branch() {
     device = torch::Device(torch::kCPU);
   }
   Net model;
-  model->to(device);
-  model->forward(batch().to(device));
+  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 // Correct: the user chooses, the code does not hard-code.
 void user_choice(bool use_gpu) {
   torch::Device device(use_gpu ? torch::kCUDA : torch::kCPU); // expect: torch-unchecked-cuda
   Net model;
-  model->to(device);
-  model->forward(batch().to(device));
+  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 // Correct: results come back to the host to be printed, saved and read.
@@ -144,8 +144,8 @@ void results_to_host() {
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
   Net model;
-  model->to(device);
-  auto out = model->forward(batch().to(device));
+  model->to(device); // expect: torch-cudnn-benchmark-off
+  auto out = model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
   std::cout << out.cpu() << "\n";
   torch::save(out.to(torch::kCPU), "out.pt");
   float first = out.to(torch::kCPU).flatten()[0].item<float>();
@@ -159,7 +159,7 @@ void model_saved_from_cpu() {
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
   Net model;
-  model->to(device);
+  model->to(device); // expect: torch-cudnn-benchmark-off
   model->forward(batch().to(device)).sum().backward();
   model->to(torch::kCPU);
   torch::save(model, "model.pt");
@@ -177,11 +177,11 @@ void staged_then_moved() {
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
   Net model;
-  model->to(device);
+  model->to(device); // expect: torch-cudnn-benchmark-off
   auto staging = torch::empty({16, 1, 28, 28},
                               torch::TensorOptions().device(torch::kCPU));
   staging.copy_(batch());
-  model->forward(staging.to(device));
+  model->forward(staging.to(device)); // expect: torch-eval-without-no-grad
 }
 
 // Correct: a CPU-only program that never names a device.

@@ -24,10 +24,11 @@ TORCH_MODULE(Net);
 torch::Tensor batch() { return torch::rand({16, 1, 28, 28}); }
 
 void device_variable_is_cpu() {
+  torch::NoGradGuard no_grad;
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU); // expect: torch-hardcoded-cpu-device
   Net model;
   model->to(device);
-  auto out = model->forward(batch().to(device));
+  auto out = model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 void device_from_string() {
@@ -38,24 +39,27 @@ void device_from_string() {
 }
 
 void device_type_variable() {
+  torch::NoGradGuard no_grad;
   auto device = torch::kCPU; // expect: torch-hardcoded-cpu-device
   Net model;
   model->to(device);
-  model->forward(batch());
+  model->forward(batch()); // expect: torch-eval-without-no-grad
 }
 
 void device_constructed_then_copied() {
+  torch::NoGradGuard no_grad;
   torch::Device device = torch::Device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU); // expect: torch-hardcoded-cpu-device
   Net model;
   model->to(device);
-  model->forward(batch().to(device));
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 void enumerator_spelling() {
+  torch::NoGradGuard no_grad;
   torch::Device device(torch::DeviceType::CPU); // expect: torch-hardcoded-cpu-device
   Net model;
   model->to(device);
-  model->forward(batch());
+  model->forward(batch()); // expect: torch-eval-without-no-grad
 }
 
 void moved_to_cpu_literal() {
@@ -67,33 +71,38 @@ void moved_to_cpu_literal() {
 
 // The module stays where it was created; its input is sent to the CPU.
 void input_sent_to_cpu(const torch::Tensor &features) {
+  torch::NoGradGuard no_grad;
   Net model;
-  auto out = model->forward(features.to(torch::kCPU)); // expect: torch-hardcoded-cpu-device
+  auto out = model->forward(features.to(torch::kCPU)); // expect: torch-hardcoded-cpu-device, torch-eval-without-no-grad
 }
 
 void input_created_on_cpu() {
+  torch::NoGradGuard no_grad;
   Net model;
   auto x = torch::rand({4, 1, 28, 28},
                        torch::TensorOptions().device(torch::kCPU)); // expect: torch-hardcoded-cpu-device
-  model->forward(x);
+  model->forward(x); // expect: torch-eval-without-no-grad
 }
 
 void input_copied_to_cpu(const torch::Tensor &features) {
+  torch::NoGradGuard no_grad;
   Net model;
-  model->forward(features.cpu()); // expect: torch-hardcoded-cpu-device
+  model->forward(features.cpu()); // expect: torch-hardcoded-cpu-device, torch-eval-without-no-grad
 }
 
 const torch::Device kTrainingDevice(torch::kCPU); // expect: torch-hardcoded-cpu-device
 
 void global_device() {
+  torch::NoGradGuard no_grad;
   Net model;
   model->to(kTrainingDevice);
-  model->forward(batch());
+  model->forward(batch()); // expect: torch-eval-without-no-grad
 }
 
 void train_on(Net &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
   model->to(device);
-  model->forward(batch().to(device));
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 void device_passed_to_helper() {
@@ -103,49 +112,59 @@ void device_passed_to_helper() {
 
 // Correct: the CPU only when no GPU is there.
 void chosen_by_availability() {
+  torch::NoGradGuard no_grad;
   torch::Device device = torch::cuda::is_available()
                              ? torch::Device(torch::kCUDA)
                              : torch::Device(torch::kCPU);
+  at::globalContext().setBenchmarkCuDNN(true);
   Net model;
-  model->to(device);
-  model->forward(batch().to(device));
+  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 void upgraded_when_available() {
+  torch::NoGradGuard no_grad;
   torch::Device device(torch::kCPU);
+  at::globalContext().setBenchmarkCuDNN(true);
   if (torch::cuda::is_available())
     device = torch::Device(torch::kCUDA);
   Net model;
-  model->to(device);
-  model->forward(batch().to(device));
+  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 void fallback_branch() {
+  torch::NoGradGuard no_grad;
   torch::Device device(torch::kCUDA, 0);
+  at::globalContext().setBenchmarkCuDNN(true);
   if (!torch::cuda::is_available()) {
     std::cerr << "no GPU, training on the CPU\n";
     device = torch::Device(torch::kCPU);
   }
   Net model;
-  model->to(device);
-  model->forward(batch().to(device));
+  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 // Correct: the user chooses, the code does not hard-code.
 void user_choice(bool use_gpu) {
+  torch::NoGradGuard no_grad;
   torch::Device device(use_gpu ? torch::kCUDA : torch::kCPU); // expect: torch-unchecked-cuda
+  at::globalContext().setBenchmarkCuDNN(true);
   Net model;
-  model->to(device);
-  model->forward(batch().to(device));
+  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
 // Correct: results come back to the host to be printed, saved and read.
 void results_to_host() {
+  torch::NoGradGuard no_grad;
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
+  at::globalContext().setBenchmarkCuDNN(true);
   Net model;
-  model->to(device);
-  auto out = model->forward(batch().to(device));
+  model->to(device); // expect: torch-cudnn-benchmark-off
+  auto out = model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
   std::cout << out.cpu() << "\n";
   torch::save(out.to(torch::kCPU), "out.pt");
   float first = out.to(torch::kCPU).flatten()[0].item<float>();
@@ -158,8 +177,9 @@ void results_to_host() {
 void model_saved_from_cpu() {
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
+  at::globalContext().setBenchmarkCuDNN(true);
   Net model;
-  model->to(device);
+  model->to(device); // expect: torch-cudnn-benchmark-off
   model->forward(batch().to(device)).sum().backward();
   model->to(torch::kCPU);
   torch::save(model, "model.pt");
@@ -174,14 +194,16 @@ void metrics_on_cpu() {
 
 // Correct: staged on the CPU, then moved before the model sees it.
 void staged_then_moved() {
+  torch::NoGradGuard no_grad;
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
+  at::globalContext().setBenchmarkCuDNN(true);
   Net model;
-  model->to(device);
+  model->to(device); // expect: torch-cudnn-benchmark-off
   auto staging = torch::empty({16, 1, 28, 28},
                               torch::TensorOptions().device(torch::kCPU));
   staging.copy_(batch());
-  model->forward(staging.to(device));
+  model->forward(staging.to(device)); // expect: torch-eval-without-no-grad
 }
 
 // Correct: a CPU-only program that never names a device.

@@ -30,7 +30,7 @@ void designated_config(const Config &config) {
   torch::nn::Linear model(config.features, 1);
   model->to(device);
   auto x = torch::randn({config.batch, config.features});
-  auto y = model(x); // expect: torch-device-mismatch
+  auto y = model(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
   auto z = model(x.to(device));
 }
 

@@ -26,11 +26,12 @@ torch::Device pick_device() {
 }
 
 void designated_config(const Config &config) {
+  torch::NoGradGuard no_grad;
   auto device = pick_device();
   torch::nn::Linear model(config.features, 1);
   model->to(device);
   auto x = torch::randn({config.batch, config.features});
-  auto y = model(x.to(device)); // expect: torch-device-mismatch
+  auto y = model(x.to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad
   auto z = model(x.to(device));
 }
 

@@ -107,7 +107,7 @@ void pinned_staging(Classifier &model, torch::Device device) {
   for (auto &batch : *loader) {
     pinned.copy_(batch.data);
     labels.copy_(batch.target);
-    model->forward(pinned.to(device, /*non_blocking=*/true));
+    model->forward(pinned.to(device, /*non_blocking=*/true)); // expect: torch-eval-without-no-grad
     auto target = labels.to(device, /*non_blocking=*/true);
   }
 }
@@ -116,7 +116,7 @@ void pinned_on_the_path(Classifier &model, torch::Device device) {
   auto loader = make_loader();
   for (auto &batch : *loader) {
     auto page_locked = batch.data.pin_memory();
-    model->forward(page_locked.to(device, /*non_blocking=*/true));
+    model->forward(page_locked.to(device, /*non_blocking=*/true)); // expect: torch-eval-without-no-grad
   }
 }
 
@@ -124,7 +124,7 @@ void pinned_by_the_dataset(Classifier &model, torch::Device device) {
   auto loader = torch::data::make_data_loader(PinnedRecords().map(Stack<>()),
                                               DataLoaderOptions(64).workers(2));
   for (auto &batch : *loader)
-    model->forward(batch.data.to(device, /*non_blocking=*/true));
+    model->forward(batch.data.to(device, /*non_blocking=*/true)); // expect: torch-eval-without-no-grad
 }
 
 void copied_once(Classifier &model, torch::Device device) {
@@ -132,13 +132,13 @@ void copied_once(Classifier &model, torch::Device device) {
   read_features(table);
   auto on_device = table.to(device);
   for (int step = 0; step < 10; ++step)
-    model->forward(on_device);
+    model->forward(on_device); // expect: torch-eval-without-no-grad
 }
 
 void between_devices(Classifier &model, torch::Device device) {
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
   for (int step = 0; step < 10; ++step)
-    model->forward(x.to(device));
+    model->forward(x.to(device)); // expect: torch-eval-without-no-grad
 }
 
 void back_to_the_host(Classifier &model, torch::Device device) {
@@ -158,19 +158,27 @@ void host_only_device(Classifier &model) {
 
 void better_created_on_the_device(Classifier &model, torch::Device device) {
   for (int step = 0; step < 10; ++step)
-    model->forward(torch::randn({64, 16}).to(device)); // expect: torch-cpu-tensor-then-moved
+    model->forward(torch::randn({64, 16}).to(device)); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
 }
 
 void model_output_moved(Classifier &model, torch::Device device) {
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
   for (int step = 0; step < 10; ++step)
-    model->forward(model->forward(x).to(device).repeat({1, 4}));
+    model->forward(model->forward(x).to(device).repeat({1, 4})); // expect: torch-eval-without-no-grad
 }
 
 void unknown_device(Classifier &model, torch::Device device) {
   auto loader = make_loader();
   for (auto &batch : *loader)
-    model->forward(batch.data.to(device));
+    model->forward(batch.data.to(device)); // expect: torch-eval-without-no-grad
+}
+
+// cuDNN's autotuner deliberately off (reproducible runs): no
+// torch-cudnn-benchmark-off for this program.
+void deterministic_convolutions(torch::Device device) {
+  at::globalContext().setBenchmarkCuDNN(false);
+  torch::nn::Conv2d conv(3, 8, 3);
+  conv->to(device);
 }
 
 int main() {
@@ -190,4 +198,5 @@ int main() {
   host_only_device(model);
   better_created_on_the_device(model, device);
   model_output_moved(model, device);
+  deterministic_convolutions(device);
 }

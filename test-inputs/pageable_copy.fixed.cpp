@@ -100,6 +100,7 @@ void evaluate(Classifier &model, torch::Device device) {
 // Fine.
 
 void pinned_staging(Classifier &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
   auto loader = make_loader();
   auto pinned = torch::empty({64, 16}, torch::TensorOptions().pinned_memory(true));
   auto pinned_options = torch::TensorOptions().dtype(torch::kFloat).pinned_memory(true);
@@ -107,38 +108,42 @@ void pinned_staging(Classifier &model, torch::Device device) {
   for (auto &batch : *loader) {
     pinned.copy_(batch.data);
     labels.copy_(batch.target);
-    model->forward(pinned.to(device, /*non_blocking=*/true));
+    model->forward(pinned.to(device, /*non_blocking=*/true)); // expect: torch-eval-without-no-grad
     auto target = labels.to(device, /*non_blocking=*/true);
   }
 }
 
 void pinned_on_the_path(Classifier &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
   auto loader = make_loader();
   for (auto &batch : *loader) {
     auto page_locked = batch.data.pin_memory();
-    model->forward(page_locked.to(device, /*non_blocking=*/true));
+    model->forward(page_locked.to(device, /*non_blocking=*/true)); // expect: torch-eval-without-no-grad
   }
 }
 
 void pinned_by_the_dataset(Classifier &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
   auto loader = torch::data::make_data_loader(PinnedRecords().map(Stack<>()),
                                               DataLoaderOptions(64).workers(2));
   for (auto &batch : *loader)
-    model->forward(batch.data.to(device, /*non_blocking=*/true));
+    model->forward(batch.data.to(device, /*non_blocking=*/true)); // expect: torch-eval-without-no-grad
 }
 
 void copied_once(Classifier &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
   auto table = torch::empty({64, 16});
   read_features(table);
   auto on_device = table.to(device);
   for (int step = 0; step < 10; ++step)
-    model->forward(on_device);
+    model->forward(on_device); // expect: torch-eval-without-no-grad
 }
 
 void between_devices(Classifier &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
   for (int step = 0; step < 10; ++step)
-    model->forward(x.to(device));
+    model->forward(x.to(device)); // expect: torch-eval-without-no-grad
 }
 
 void back_to_the_host(Classifier &model, torch::Device device) {
@@ -157,20 +162,31 @@ void host_only_device(Classifier &model) {
 }
 
 void better_created_on_the_device(Classifier &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
   for (int step = 0; step < 10; ++step)
-    model->forward(torch::randn({64, 16}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved
+    model->forward(torch::randn({64, 16}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
 }
 
 void model_output_moved(Classifier &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
   for (int step = 0; step < 10; ++step)
-    model->forward(model->forward(x).to(device).repeat({1, 4}));
+    model->forward(model->forward(x).to(device).repeat({1, 4})); // expect: torch-eval-without-no-grad
 }
 
 void unknown_device(Classifier &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
   auto loader = make_loader();
   for (auto &batch : *loader)
-    model->forward(batch.data.to(device));
+    model->forward(batch.data.to(device)); // expect: torch-eval-without-no-grad
+}
+
+// cuDNN's autotuner deliberately off (reproducible runs): no
+// torch-cudnn-benchmark-off for this program.
+void deterministic_convolutions(torch::Device device) {
+  at::globalContext().setBenchmarkCuDNN(false);
+  torch::nn::Conv2d conv(3, 8, 3);
+  conv->to(device);
 }
 
 int main() {
@@ -190,4 +206,5 @@ int main() {
   host_only_device(model);
   better_created_on_the_device(model, device);
   model_output_moved(model, device);
+  deterministic_convolutions(device);
 }

@@ -180,7 +180,7 @@ void cpu_only_program() {
 void not_a_training_loop(torch::nn::Linear &model, torch::Device device) {
   std::vector<torch::Tensor> outputs;
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
-  outputs.push_back(model(x).sum());
+  outputs.push_back(model(x).sum()); // expect: torch-eval-without-no-grad
   for (const auto &output : outputs)
     std::cout << output.item<float>() << "\n";
 }
@@ -198,6 +198,18 @@ void synced_after_the_loop(torch::nn::Linear &model, torch::Device device) {
   std::cout << loss.item<float>() << loss.cpu() << "\n";
 }
 
+// Input sizes change from step to step (variable-length clips): the
+// autotuner would time every new shape, so torch-cudnn-benchmark-off stays
+// quiet for this program.
+void variable_length_clips(torch::Device device) {
+  torch::nn::Conv1d conv(1, 8, 5);
+  conv->to(device);
+  for (int64_t length = 1000; length < 2000; length += 100) {
+    auto clip = torch::randn({1, 1, length}, torch::TensorOptions().device(device));
+    conv(clip).sum().backward();
+  }
+}
+
 int main() {
   torch::Device device = pick_device();
   torch::nn::Linear model(16, 4);
@@ -213,4 +225,5 @@ int main() {
   cpu_only_program();
   not_a_training_loop(model, device);
   synced_after_the_loop(model, device);
+  variable_length_clips(device);
 }

@@ -13,7 +13,7 @@ void device_variable() {
   torch::Device device(torch::kCUDA); // expect: torch-unchecked-cuda
   auto model = make_model();
   model->to(device);
-  model(torch::randn({4, 32}, torch::TensorOptions().device(device)));
+  model(torch::randn({4, 32}, torch::TensorOptions().device(device))); // expect: torch-eval-without-no-grad
 }
 
 void tensor_cuda_call() {
@@ -93,7 +93,7 @@ void used_inside_check() {
   if (torch::cuda::is_available()) {
     model->to(torch::kCUDA);
     auto x = torch::randn({4, 32}).cuda(); // expect: torch-cpu-tensor-then-moved
-    model(x);
+    model(x); // expect: torch-eval-without-no-grad
   }
 }
 

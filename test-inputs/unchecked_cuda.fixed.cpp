@@ -10,10 +10,11 @@
 torch::nn::Linear make_model() { return torch::nn::Linear(32, 8); }
 
 void device_variable() {
+  torch::NoGradGuard no_grad;
   torch::Device device(torch::kCUDA); // expect: torch-unchecked-cuda
   auto model = make_model();
   model->to(device);
-  model(torch::randn({4, 32}, torch::TensorOptions().device(device)));
+  model(torch::randn({4, 32}, torch::TensorOptions().device(device))); // expect: torch-eval-without-no-grad
 }
 
 void tensor_cuda_call() {
@@ -89,11 +90,12 @@ void chosen_by_availability() {
 }
 
 void used_inside_check() {
+  torch::NoGradGuard no_grad;
   auto model = make_model();
   if (torch::cuda::is_available()) {
     model->to(torch::kCUDA);
     auto x = torch::randn({4, 32}, torch::TensorOptions().device(torch::kCUDA)); // expect: torch-cpu-tensor-then-moved
-    model(x);
+    model(x); // expect: torch-eval-without-no-grad
   }
 }
 

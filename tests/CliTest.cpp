@@ -229,11 +229,12 @@ TEST(Output, JsonAndSarifToAFile) {
   json Sarif = json::parse(readFile(Dir + "/out.sarif"));
   EXPECT_EQ(Sarif["version"], "2.1.0");
   ASSERT_EQ(Sarif["runs"].size(), 1u);
-  EXPECT_EQ(Sarif["runs"][0]["results"].size(), 3u);
+  // unchecked-cuda twice, device-mismatch, eval-without-no-grad.
+  EXPECT_EQ(Sarif["runs"][0]["results"].size(), 4u);
   EXPECT_EQ(Sarif["runs"][0]["tool"]["driver"]["name"], "torchlint");
 
   json Output = json::parse(cliProgramJson().Stdout);
-  EXPECT_EQ(Output["findings"].size(), 3u);
+  EXPECT_EQ(Output["findings"].size(), 4u);
   for (const json &F : Output["findings"]) {
     EXPECT_TRUE(F.contains("rule") && F.contains("line") && F.contains("column"));
     EXPECT_TRUE(F.contains("notes") && F.contains("fixes"));

@@ -1,4 +1,4 @@
-// A small program for the CLI tests: one finding of each kind, and each form
+// A small program for the CLI tests: findings of several kinds, each form
 // of NOLINT.
 #include <cstddef>
 #include <torch/torch.h>

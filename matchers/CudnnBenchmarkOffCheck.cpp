@@ -1,0 +1,310 @@
+#include "CudnnBenchmarkOffCheck.h"
+
+#include "DeviceFlow.h"
+#include "DeviceNotes.h"
+#include "Loops.h"
+#include "TorchApi.h"
+#include "WorkloadRecipe.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchlint {
+
+const RuleInfo CudnnBenchmarkOffCheck::Info = {
+    "torch-cudnn-benchmark-off",
+    "CudnnBenchmarkOff",
+    "convolutions run on the GPU with cuDNN's autotuner off",
+    "Reports a program that moves a module with convolution layers to a "
+    "CUDA device and never calls "
+    "at::globalContext().setBenchmarkCuDNN(). With benchmark mode off, cuDNN "
+    "picks a convolution algorithm by heuristics; with it on, it times the "
+    "candidates once per input shape and keeps the fastest, which pays off "
+    "when input sizes stay the same from batch to batch. Not reported when "
+    "the program sets it to false (a deliberate choice, e.g. for "
+    "determinism), never uses CUDA, or visibly varies its input sizes. The "
+    "setting is global: the finding is made once per place that chooses "
+    "the device, where the fix goes.",
+    Level::Note,
+    /*OffersFixIts=*/true,
+    "performance,gpu,libtorch",
+    "medium",
+};
+
+namespace {
+constexpr unsigned MaxDepth = 4;
+
+bool isConvolution(const CXXRecordDecl *Impl) {
+  return Impl && api::isInTorchNamespace(Impl) &&
+         Impl->getDeclName().isIdentifier() &&
+         Impl->getName().starts_with("Conv");
+}
+
+bool hasConvolution(const CXXRecordDecl *Impl, unsigned Depth);
+
+/// Finds, in a module's constructors and fields or in an expression that
+/// builds a module (a Sequential's arguments), a convolution layer.
+class ConvolutionFinder : public RecursiveASTVisitor<ConvolutionFinder> {
+public:
+  explicit ConvolutionFinder(unsigned Depth) : Depth(Depth) {}
+  bool shouldVisitImplicitCode() const { return true; }
+  bool VisitExpr(Expr *E) {
+    if (!E->isTypeDependent())
+      Found = hasConvolution(api::moduleClassOf(E->getType()), Depth + 1);
+    return !Found;
+  }
+  bool Found = false;
+
+private:
+  unsigned Depth;
+};
+
+bool hasConvolution(const CXXRecordDecl *Impl, unsigned Depth) {
+  if (!Impl || Depth > MaxDepth)
+    return false;
+  if (api::isInTorchNamespace(Impl))
+    return isConvolution(Impl);
+  if (!Impl->hasDefinition())
+    return false;
+  for (const FieldDecl *Field : Impl->fields())
+    if (hasConvolution(api::moduleClassOf(Field->getType()), Depth + 1))
+      return true;
+  for (const CXXConstructorDecl *Ctor : Impl->ctors()) {
+    ConvolutionFinder Finder(Depth);
+    Finder.TraverseDecl(const_cast<CXXConstructorDecl *>(Ctor));
+    if (Finder.Found)
+      return true;
+  }
+  return false;
+}
+
+/// The module that E gives access to has convolution layers: by its class,
+/// or, for a variable of a generic container (Sequential), by what its
+/// initialiser puts in it.
+bool runsConvolutions(const Expr *ModuleExpr) {
+  if (!ModuleExpr)
+    return false;
+  if (hasConvolution(api::moduleClassOf(ModuleExpr->getType()), 0))
+    return true;
+  const auto *Ref =
+      dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(ModuleExpr));
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->getInit())
+    return false;
+  ConvolutionFinder Finder(0);
+  Finder.TraverseStmt(const_cast<Expr *>(Var->getInit()));
+  return Finder.Found;
+}
+
+/// A size argument reads a variable that is declared inside the loop that
+/// runs the call: the loop counter, or a value computed per iteration.
+bool sizeChangesPerIteration(const Expr *Size, const Stmt *Loop,
+                             const SourceManager &SM) {
+  if (!Size)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Size)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (Var && Var->isLocalVarDeclOrParm() && !isa<ParmVarDecl>(Var) &&
+        !Var->getType().isConstQualified() &&
+        SM.isPointWithin(Var->getLocation(), Loop->getBeginLoc(),
+                         Loop->getEndLoc()))
+      return true;
+  }
+  for (const Stmt *Child : Size->children())
+    if (sizeChangesPerIteration(dyn_cast_or_null<Expr>(Child), Loop, SM))
+      return true;
+  return false;
+}
+
+/// The statement S is a direct child of a block: where a line can go.
+const Stmt *statementInBlock(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  const Stmt *Child = S;
+  for (unsigned Steps = 0; Steps < 64; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return nullptr;
+    Node = Parents[0];
+    const auto *Parent = Node.get<Stmt>();
+    if (!Parent) {
+      if (Node.get<VarDecl>())
+        continue;
+      return nullptr;
+    }
+    if (isa<CompoundStmt>(Parent))
+      return Child;
+    if (isa<LambdaExpr>(Parent))
+      return nullptr;
+    Child = Parent;
+  }
+  return nullptr;
+}
+
+std::string indentationOf(SourceLocation Loc, const SourceManager &SM) {
+  std::pair<FileID, unsigned> At = SM.getDecomposedLoc(Loc);
+  llvm::StringRef Buffer = SM.getBufferData(At.first);
+  size_t LineStart = Buffer.rfind('\n', At.second ? At.second - 1 : 0);
+  LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
+  llvm::StringRef Line = Buffer.slice(LineStart, At.second);
+  return Line.substr(0, Line.find_first_not_of(" \t")).str();
+}
+
+constexpr llvm::StringLiteral Enable =
+    "at::globalContext().setBenchmarkCuDNN(true);";
+} // namespace
+
+void CudnnBenchmarkOffCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("to")))).bind("moved"),
+      this);
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("setBenchmarkCuDNN"))))
+          .bind("setting"),
+      this);
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(hasAnyName("randn", "rand", "zeros", "ones",
+                                              "empty", "full", "randint"))))
+          .bind("sized"),
+      this);
+  Finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(
+                                           "view", "reshape", "narrow", "slice",
+                                           "resize_", "expand"))))
+                         .bind("sized"),
+                     this);
+  Finder->addMatcher(
+      cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("module-call"),
+      this);
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))))
+          .bind("module-call"),
+      this);
+}
+
+void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
+  Ctx = Result.Context;
+  const SourceManager &SM = Ctx->getSourceManager();
+  if (Result.Nodes.getNodeAs<CXXMemberCallExpr>("setting")) {
+    Decided = true;
+    return;
+  }
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("sized")) {
+    if (VaryingSizes)
+      return;
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+    if (Member ? !api::isTensorMethod(Member->getMethodDecl())
+               : !api::isFactoryFunction(Call->getDirectCallee()))
+      return;
+    const Stmt *Loop = enclosingLoop(Call, *Ctx);
+    if (!Loop)
+      return;
+    for (const Expr *Arg : Call->arguments())
+      if (!api::isTensorOptions(Arg->getType()) &&
+          sizeChangesPerIteration(Arg, Loop, SM)) {
+        VaryingSizes = Call;
+        return;
+      }
+    return;
+  }
+  if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
+    const Expr *Module = api::calledModule(Call);
+    if (FirstInput || !Module || !runsConvolutions(Module))
+      return;
+    const auto *AsCall = cast<CallExpr>(Call);
+    unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+    if (AsCall->getNumArgs() > First)
+      FirstInput = AsCall->getArg(First);
+    return;
+  }
+  const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("moved");
+  if (!api::isModuleTo(Call->getMethodDecl()) || Call->getNumArgs() < 1)
+    return;
+  DeviceFlow &Flow = context().deviceFlow(*Ctx);
+  if (Flow.inTemplatePattern(Call) || !Flow.reachable(Call))
+    return;
+  const Expr *Module = api::withoutArrow(Call->getImplicitObjectArgument());
+  if (!runsConvolutions(Module))
+    return;
+  for (const DeviceFact &F : Flow.devicesOf(Call->getArg(0)))
+    if (F.Kind == api::DeviceKind::CUDA) {
+      const void *Choice = F.Symbol ? static_cast<const void *>(F.Symbol)
+                                    : Flow.enclosingFunction(Call);
+      if (Choices.insert(Choice).second)
+        Moves.push_back(Call);
+      return;
+    }
+}
+
+void CudnnBenchmarkOffCheck::onEndOfTranslationUnit() {
+  if (!Decided && !VaryingSizes && Ctx)
+    for (const CXXMemberCallExpr *Moved : Moves)
+      reportAt(Moved);
+  Moves.clear();
+  Choices.clear();
+  FirstInput = nullptr;
+  VaryingSizes = nullptr;
+  Decided = false;
+}
+
+void CudnnBenchmarkOffCheck::reportAt(const CXXMemberCallExpr *Moved) {
+  ASTContext &Ctx = *this->Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
+  const Expr *Module = api::withoutArrow(Moved->getImplicitObjectArgument());
+  FindingBuilder Finding = report(
+      Ctx, Moved->getSourceRange(),
+      quoted(Module, Ctx, "a module") +
+          " runs convolutions on the GPU with cuDNN's autotuner off: cuDNN "
+          "picks its algorithms by heuristics instead of timing them once "
+          "per input shape, which leaves speed on the table when input sizes "
+          "stay the same; call 'at::globalContext().setBenchmarkCuDNN(true)' "
+          "once after choosing the device (set it to false where "
+          "determinism matters, to say so)");
+
+  // Right after the device variable is declared, when it is a local of the
+  // same function; else just before the move.
+  const Stmt *After = nullptr;
+  for (const DeviceFact &F : Flow.devicesOf(Moved->getArg(0))) {
+    const auto *Var = dyn_cast_or_null<VarDecl>(F.Symbol);
+    if (F.Kind != api::DeviceKind::CUDA || !Var || !Var->isLocalVarDecl() ||
+        Flow.enclosingFunction(Moved) !=
+            dyn_cast<FunctionDecl>(Var->getDeclContext()))
+      continue;
+    DynTypedNodeList Parents = Ctx.getParents(*Var);
+    const auto *Decl = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+    if (Decl && statementInBlock(Decl, Ctx) == Decl) {
+      After = Decl;
+      Finding.note(Var->getSourceRange(), "the device is chosen here");
+    }
+    break;
+  }
+  if (After) {
+    Finding.insertLineAfter(After->getEndLoc(),
+                            indentationOf(After->getBeginLoc(), SM) +
+                                Enable.str());
+  } else if (const Stmt *Before = statementInBlock(Moved, Ctx);
+             Before && !Before->getBeginLoc().isMacroID()) {
+    Finding.insertBefore(Before->getBeginLoc(),
+                         Enable.str() + "\n" +
+                             indentationOf(Before->getBeginLoc(), SM));
+  }
+
+  nlohmann::json Input = nullptr;
+  if (FirstInput) {
+    FactSet Facts = Flow.devicesOf(FirstInput);
+    if (!Facts.empty())
+      Input = recipe::describeTensor(Facts.front(), Ctx);
+  }
+  Finding.recipe({{"scenario", "cudnn-benchmark"},
+                  {"module", recipe::describeModule(Module, nullptr, Ctx)},
+                  {"input", Input}});
+}
+
+} // namespace torchlint

@@ -1,0 +1,230 @@
+// torch-sync-in-loop: the host waits for the GPU on every step. Syncs in a
+// logging interval, once per epoch, on CPU tensors or in CPU-only code are
+// fine; a value that steers every step (early stop, NaN abort) is a note.
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <vector>
+
+using torch::data::DataLoaderOptions;
+using torch::data::transforms::Stack;
+
+struct Records : torch::data::datasets::Dataset<Records> {
+  torch::data::Example<> get(size_t index) override {
+    return {torch::rand({16}), torch::tensor(static_cast<int64_t>(index % 4))};
+  }
+  torch::optional<size_t> size() const override { return 1024; }
+};
+
+auto make_loader() {
+  return torch::data::make_data_loader(Records().map(Stack<>()),
+                                       DataLoaderOptions(64).workers(2));
+}
+
+torch::Device pick_device() {
+  return torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
+}
+
+float train_step(torch::nn::Linear &model, torch::optim::SGD &optimizer,
+                 const torch::Tensor &data, const torch::Tensor &target) {
+  optimizer.zero_grad();
+  auto loss = torch::cross_entropy_loss(model(data), target);
+  loss.backward();
+  optimizer.step();
+  return loss.item<float>(); // expect: torch-sync-in-loop
+}
+
+void train(torch::nn::Linear &model, torch::Device device) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  auto loader = make_loader();
+  float running_loss = 0;
+  double total = 0;
+  for (auto &batch : *loader) {
+    auto data = batch.data.to(device); // expect: torch-pageable-copy
+    auto target = batch.target.to(device); // expect: torch-pageable-copy
+    optimizer.zero_grad();
+    auto output = model(data);
+    auto loss = torch::cross_entropy_loss(output, target);
+    loss.backward();
+    optimizer.step();
+    running_loss += loss.item<float>(); // expect: torch-sync-in-loop
+    total += loss.item().toDouble(); // expect: torch-sync-in-loop
+    std::cout << loss << "\n"; // expect: torch-sync-in-loop
+    auto predictions = output.argmax(1).cpu(); // expect: torch-sync-in-loop
+    auto host_output = output.to(torch::kCPU); // expect: torch-sync-in-loop
+    torch::cuda::synchronize(); // expect: torch-sync-in-loop
+    if (loss.item<float>() < 0.01f) // expect: torch-sync-in-loop
+      break;
+    if (std::isnan(loss.item<float>())) // expect: torch-sync-in-loop
+      std::abort();
+    (void)predictions;
+    (void)host_output;
+  }
+  std::cout << running_loss + total << "\n";
+}
+
+void train_with_helper(torch::nn::Linear &model, torch::Device device) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  auto loader = make_loader();
+  float sum = 0;
+  for (auto &batch : *loader)
+    sum += train_step(model, optimizer, batch.data.to(device), // expect: torch-pageable-copy
+                      batch.target.to(device)); // expect: torch-pageable-copy
+  std::cout << sum << "\n";
+}
+
+void evaluate(torch::nn::Linear &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
+  auto loader = make_loader();
+  int64_t correct = 0;
+  for (auto &batch : *loader) {
+    auto output = model(batch.data.to(device)); // expect: torch-pageable-copy
+    auto target = batch.target.to(device); // expect: torch-pageable-copy
+    correct += output.argmax(1).eq(target).sum().item<int64_t>(); // expect: torch-sync-in-loop
+  }
+  std::cout << correct << "\n";
+}
+
+void fixed_steps(torch::nn::Linear &model, torch::Device device) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
+  int step = 0;
+  double total = 0;
+  while (step < 100) {
+    auto loss = model(x).pow(2).mean();
+    loss.backward();
+    optimizer.step();
+    total += loss.item<double>(); // expect: torch-sync-in-loop
+    TORCH_CHECK(!std::isnan(loss.item<float>()), "the loss is NaN"); // expect: torch-sync-in-loop
+    ++step;
+  }
+  std::cout << total << "\n";
+}
+
+// Fine.
+
+void logging_interval(torch::nn::Linear &model, torch::Device device) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
+  const int log_every = 100;
+  for (int step = 0; step < 1000; ++step) {
+    auto loss = model(x).pow(2).mean();
+    loss.backward();
+    optimizer.step();
+    if (step % 10 == 0)
+      std::cout << loss.item<float>() << "\n";
+    if (step % log_every == 0) {
+      std::cout << "step " << step << ": " << loss << "\n";
+    }
+  }
+}
+
+void once_per_epoch(torch::nn::Linear &model, torch::Device device) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    auto epoch_loss = torch::zeros({}, torch::TensorOptions().device(device));
+    for (int step = 0; step < 100; ++step) {
+      auto loss = model(x).pow(2).mean();
+      loss.backward();
+      optimizer.step();
+      epoch_loss += loss.detach();
+    }
+    std::cout << "epoch " << epoch << ": " << epoch_loss.item<float>() << "\n";
+    torch::cuda::synchronize();
+  }
+}
+
+void accumulated_on_the_device(torch::nn::Linear &model, torch::Device device) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
+  auto running = torch::zeros({}, torch::TensorOptions().device(device));
+  for (int step = 0; step < 100; ++step) {
+    auto loss = model(x).pow(2).mean();
+    loss.backward();
+    optimizer.step();
+    running += loss.detach();
+    auto kept = loss.to(device);
+    (void)kept;
+  }
+  std::cout << running.item<float>() << "\n";
+}
+
+void cpu_tensors_in_a_gpu_loop(torch::nn::Linear &model, torch::Device device) {
+  auto loader = make_loader();
+  int64_t seen = 0;
+  for (auto &batch : *loader) {
+    model(batch.data.to(device)).sum().backward(); // expect: torch-pageable-copy
+    seen += batch.target.size(0) + batch.target[0].item<int64_t>();
+    auto labels = batch.target.cpu();
+    (void)labels;
+  }
+  std::cout << seen << "\n";
+}
+
+void cpu_only_program() {
+  torch::nn::Linear model(16, 4);
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  auto x = torch::rand({64, 16});
+  for (int step = 0; step < 100; ++step) {
+    auto loss = model(x).pow(2).mean();
+    loss.backward();
+    optimizer.step();
+    std::cout << loss.item<float>() << "\n";
+  }
+}
+
+void not_a_training_loop(torch::nn::Linear &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> outputs;
+  auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
+  outputs.push_back(model(x).sum()); // expect: torch-eval-without-no-grad
+  for (const auto &output : outputs)
+    std::cout << output.item<float>() << "\n";
+}
+
+void synced_after_the_loop(torch::nn::Linear &model, torch::Device device) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
+  torch::Tensor loss;
+  for (int step = 0; step < 100; ++step) {
+    loss = model(x).pow(2).mean();
+    loss.backward();
+    optimizer.step();
+  }
+  torch::cuda::synchronize();
+  std::cout << loss.item<float>() << loss.cpu() << "\n";
+}
+
+// Input sizes change from step to step (variable-length clips): the
+// autotuner would time every new shape, so torch-cudnn-benchmark-off stays
+// quiet for this program.
+void variable_length_clips(torch::Device device) {
+  torch::nn::Conv1d conv(1, 8, 5);
+  conv->to(device);
+  for (int64_t length = 1000; length < 2000; length += 100) {
+    auto clip = torch::randn({1, 1, length}, torch::TensorOptions().device(device));
+    conv(clip).sum().backward();
+  }
+}
+
+int main() {
+  torch::Device device = pick_device();
+  torch::nn::Linear model(16, 4);
+  model->to(device);
+  train(model, device);
+  train_with_helper(model, device);
+  evaluate(model, device);
+  fixed_steps(model, device);
+  logging_interval(model, device);
+  once_per_epoch(model, device);
+  accumulated_on_the_device(model, device);
+  cpu_tensors_in_a_gpu_loop(model, device);
+  cpu_only_program();
+  not_a_training_loop(model, device);
+  synced_after_the_loop(model, device);
+  variable_length_clips(device);
+}
