@@ -7,4 +7,6 @@ build=${TORCHLINT_BUILD_DIR:-$root/build}
 
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
-ctest --test-dir "$build" --output-on-failure
+# The specification and CLI suites are independent processes; side by side
+# they keep two cores busy where one of them runs a single parse at a time.
+ctest --test-dir "$build" --output-on-failure --parallel 2

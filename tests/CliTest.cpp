@@ -258,6 +258,51 @@ TEST(ResourceDir, FoundFromAnotherDirectoryAndWhenInstalledElsewhere) {
   EXPECT_TRUE(json::parse(Copy.Stdout)["failures"].empty());
 }
 
+TEST(Shards, EveryUnitInOneShardAndTheLogsMergeBack) {
+  // Units that fail to parse name themselves in the output, cheaply.
+  std::string Dir = temporaryDirectory();
+  json Database = json::array();
+  for (int I = 0; I < 5; ++I) {
+    std::string File = Dir + "/unit" + std::to_string(I) + ".cpp";
+    writeFile(File, std::string(200 * (I + 1), ' ') + "not C++\n");
+    Database.push_back(
+        {{"directory", Dir}, {"file", File}, {"command", "c++ -c " + File}});
+  }
+  writeFile(Dir + "/compile_commands.json", Database.dump());
+  std::multiset<std::string> Analyzed;
+  std::vector<std::string> Logs;
+  for (int K = 1; K <= 2; ++K) {
+    std::string Log = Dir + "/shard" + std::to_string(K) + ".sarif";
+    RunResult R = torchlint({"--format=json", "--quiet",
+                             "--shard=" + std::to_string(K) + "/2",
+                             "--export-sarif=" + Log, Dir});
+    EXPECT_EQ(R.ExitCode, 2) << R.Stderr;
+    json Output = json::parse(R.Stdout);
+    EXPECT_GT(Output["translationUnits"].get<int>(), 0);
+    for (const json &Failure : Output["failures"])
+      Analyzed.insert(Failure["file"].get<std::string>());
+    Logs.push_back(Log);
+  }
+  EXPECT_EQ(Analyzed.size(), 5u);
+  EXPECT_EQ(std::set<std::string>(Analyzed.begin(), Analyzed.end()).size(), 5u);
+
+  std::string Merged = Dir + "/all.sarif";
+  RunResult M = torchlint({"merge", Logs[0], Logs[1], "-o", Merged});
+  ASSERT_EQ(M.ExitCode, 0) << M.Stderr;
+  json Log = json::parse(readFile(Merged));
+  ASSERT_EQ(Log["runs"].size(), 1u);
+  const json &Invocations = Log["runs"][0]["invocations"];
+  ASSERT_EQ(Invocations.size(), 2u);
+  EXPECT_EQ(Invocations[0]["toolExecutionNotifications"].size() +
+                Invocations[1]["toolExecutionNotifications"].size(),
+            5u);
+
+  expectCleanError(torchlint({"merge", Dir + "/none.sarif"}),
+                   Dir + "/none.sarif: cannot read");
+  expectCleanError(torchlint({"merge"}), "merge needs at least one SARIF log");
+  expectCleanError(torchlint({"--shard=3/2", Dir}), "invalid --shard '3/2'");
+}
+
 TEST(Parallelism, OutputIsIdenticalForEveryJobCount) {
   std::vector<std::string> Sources = {
       testInputsDir() + "/device_mismatch_flow.cpp",

@@ -1,11 +1,15 @@
 //===--- PluginParityTest.cpp - clang-tidy's plugin says what the CLI says
 //-===//
 //
-// Every test-input, against every generation of libtorch headers, goes
-// through stock clang-tidy-19 with the torchlint plugin loaded and
-// -fix-errors. Its findings (rule, line, column, level, message) must equal
-// the CLI's, and the file it leaves must equal the CLI's --fix output (the
-// golden file), or be untouched where the CLI has nothing to fix.
+// Every test-input goes through stock clang-tidy-19 with the torchlint
+// plugin loaded and -fix-errors. Its findings (rule, line, column, level,
+// message) must equal the CLI's, and the file it leaves must equal the CLI's
+// --fix output (the golden file), or be untouched where the CLI has nothing
+// to fix. Each program is checked once, against the first generation of
+// libtorch headers it builds with: the two shells run the same rules on the
+// same AST, and a clang-tidy run (which parses every function body) costs
+// three CLI runs, which CI's time cannot pay twice per program. The CLI's
+// findings for both generations are checked by the specification tests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +19,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -24,6 +29,16 @@ using nlohmann::json;
 
 namespace torchlint::test {
 namespace {
+
+/// Each program once, with the oldest generation it builds with.
+std::vector<std::string> parityCases() {
+  std::vector<std::string> Result;
+  std::set<std::string> Seen;
+  for (const std::string &Case : cases(/*GoldenOnly=*/false))
+    if (Seen.insert(splitCase(Case).second).second)
+      Result.push_back(Case);
+  return Result;
+}
 
 struct TidyRun {
   std::string Copy;
@@ -35,7 +50,7 @@ const std::map<std::string, TidyRun> &tidyRuns() {
   static std::map<std::string, TidyRun> Runs = [] {
     std::map<std::string, TidyRun> Result;
     std::vector<std::pair<std::string, std::vector<std::string>>> Jobs;
-    for (const std::string &Case : cases(/*GoldenOnly=*/false)) {
+    for (const std::string &Case : parityCases()) {
       auto [G, Program] = splitCase(Case);
       std::string Directory = temporaryDirectory();
       std::string Copy = Directory + "/" + Program + ".cpp";
@@ -143,8 +158,7 @@ std::string testName(const ::testing::TestParamInfo<std::string> &Info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, PluginParity,
-                         ::testing::ValuesIn(cases(/*GoldenOnly=*/false)),
-                         testName);
+                         ::testing::ValuesIn(parityCases()), testName);
 
 TEST(Plugin, EveryRuleIsACheck) {
   RunResult R =

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <regex>
 
 namespace fs = std::filesystem;
@@ -40,6 +41,23 @@ TEST(Specification, SarifLogsPassBothValidators) {
   ASSERT_EQ(Failed.ExitCode, 2) << Failed.Stderr;
   Logs.push_back(Dir + "/empty.sarif");
   Logs.push_back(Dir + "/failed.sarif");
+  // Both generations' logs merged, as CI merges shards: one run, every
+  // result of either once.
+  RunResult Merge =
+      torchlint({"merge", Logs[0], Logs[1], "-o", Dir + "/merged.sarif"});
+  ASSERT_EQ(Merge.ExitCode, 0) << Merge.Stderr;
+  Logs.push_back(Dir + "/merged.sarif");
+  std::set<std::string> Union;
+  for (size_t I = 0; I < 2; ++I)
+    for (const json &Result : json::parse(readFile(Logs[I]))["runs"][0]["results"])
+      Union.insert(Result["ruleId"].dump() +
+                   Result["locations"][0]["physicalLocation"]["artifactLocation"]
+                                      ["uri"].dump() +
+                   Result["partialFingerprints"].dump());
+  json Merged = json::parse(readFile(Dir + "/merged.sarif"));
+  ASSERT_EQ(Merged["runs"].size(), 1u);
+  EXPECT_EQ(Merged["runs"][0]["results"].size(), Union.size());
+  EXPECT_EQ(Merged["runs"][0]["invocations"].size(), 2u);
 
   std::vector<std::string> Args = {TORCHLINT_SARIF_VALIDATOR,
                                    TORCHLINT_SARIF_SCHEMA};

@@ -6,15 +6,20 @@
 #include "Fingerprint.h"
 #include "FixApplier.h"
 #include "RuleDocs.h"
+#include "SarifMerge.h"
+#include "Sharding.h"
 #include "Suppressions.h"
 #include "Writers.h"
 
 #include "llvm/Support/FileSystem.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <sys/stat.h>
 
 namespace fs = std::filesystem;
@@ -189,6 +194,200 @@ TEST(Fixes, FileLeftUntouchedOnOverlapAndPermissionsKept) {
   EXPECT_EQ(
       std::distance(fs::directory_iterator(Dir), fs::directory_iterator()), 2)
       << "no temporary file is left behind";
+  fs::remove_all(Dir);
+}
+
+namespace {
+std::string slurp(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(In), {});
+}
+} // namespace
+
+TEST(Fixes, RefusedWhenTheFileChangedSinceItWasAnalyzed) {
+  fs::path Dir = fs::temp_directory_path() / "torchlint-unit-changed";
+  fs::remove_all(Dir);
+  fs::create_directories(Dir);
+  std::string File = (Dir / "a.cpp").string();
+  std::ofstream(File, std::ios::binary) << "int a = 1;\n";
+  Finding F;
+  F.FixIts = {FixIt{File, 4, 1, "b"}};
+  // Analyzed as "int a = 2;": same length, other text.
+  std::map<std::string, uint64_t> Analyzed = {
+      {File, textDigest("int a = 2;\n")}};
+  SourceCache Sources;
+  FixOutcome Outcome = applyFixes({F}, Sources, Analyzed);
+  EXPECT_EQ(Outcome.Applied, 0u);
+  ASSERT_EQ(Outcome.Refused.size(), 1u);
+  EXPECT_NE(Outcome.Refused[0].find("changed since it was analyzed"),
+            std::string::npos);
+  EXPECT_EQ(slurp(File), "int a = 1;\n");
+
+  Analyzed[File] = textDigest("int a = 1;\n");
+  SourceCache Fresh;
+  EXPECT_EQ(applyFixes({F}, Fresh, Analyzed).Applied, 1u);
+  EXPECT_EQ(slurp(File), "int b = 1;\n");
+  fs::remove_all(Dir);
+}
+
+TEST(Fixes, ReadOnlyFileIsLeftAsItWas) {
+  fs::path Dir = fs::temp_directory_path() / "torchlint-unit-readonly";
+  fs::remove_all(Dir);
+  fs::create_directories(Dir);
+  std::string File = (Dir / "a.cpp").string();
+  std::ofstream(File, std::ios::binary) << "int a = 1;\n";
+  chmod(File.c_str(), 0444);
+  Finding F;
+  F.FixIts = {FixIt{File, 4, 1, "b"}};
+  SourceCache Sources;
+  FixOutcome Outcome = applyFixes({F}, Sources);
+  EXPECT_EQ(Outcome.Applied, 0u);
+  ASSERT_EQ(Outcome.Refused.size(), 1u);
+  EXPECT_NE(Outcome.Refused[0].find("a.cpp: is read-only"), std::string::npos);
+  EXPECT_EQ(slurp(File), "int a = 1;\n");
+  struct stat Status;
+  stat(File.c_str(), &Status);
+  EXPECT_EQ(Status.st_mode & 0777, 0444u);
+  fs::remove_all(Dir);
+}
+
+TEST(Fixes, InsertedLineBreaksFollowTheFile) {
+  fs::path Dir = fs::temp_directory_path() / "torchlint-unit-crlf";
+  fs::remove_all(Dir);
+  fs::create_directories(Dir);
+  std::string Crlf = (Dir / "crlf.cpp").string();
+  std::string Lf = (Dir / "lf.cpp").string();
+  std::ofstream(Crlf, std::ios::binary) << "void f() {\r\n  g();\r\n}\r\n";
+  std::ofstream(Lf, std::ios::binary) << "void f() {\n  g();\n}\n";
+  Finding F;
+  F.FixIts = {FixIt{Crlf, 10, 0, "\n  h();"}, FixIt{Lf, 10, 0, "\n  h();"}};
+  SourceCache Sources;
+  EXPECT_EQ(applyFixes({F}, Sources).Applied, 2u);
+  EXPECT_EQ(slurp(Crlf), "void f() {\r\n  h();\r\n  g();\r\n}\r\n");
+  EXPECT_EQ(slurp(Lf), "void f() {\n  h();\n  g();\n}\n");
+  fs::remove_all(Dir);
+}
+
+TEST(Sharding, EveryEntryInExactlyOneBalancedShard) {
+  std::vector<CompileEntry> Entries;
+  std::map<std::string, uint64_t> Sizes;
+  // One large file and many small ones: counting files alone would put the
+  // large one with as many small ones as the others.
+  for (int I = 0; I < 13; ++I) {
+    std::string File = "/p/f" + std::to_string(I) + ".cpp";
+    Entries.push_back({"/p", File, {"c++", "-c", File}});
+    Sizes[File] = I == 7 ? 1200 : 100;
+  }
+  auto SizeOf = [&](const CompileEntry &E) { return Sizes.at(E.File); };
+  std::map<std::string, int> Owners;
+  std::vector<uint64_t> Loads;
+  for (unsigned K = 1; K <= 3; ++K) {
+    uint64_t Load = 0;
+    std::vector<CompileEntry> Part = entriesOfShard(Entries, {K, 3}, SizeOf);
+    for (const CompileEntry &E : Part) {
+      ++Owners[E.File];
+      Load += Sizes[E.File];
+    }
+    Loads.push_back(Load);
+    // In database order, and the same on every call.
+    EXPECT_TRUE(std::is_sorted(Part.begin(), Part.end(),
+                               [](const CompileEntry &A, const CompileEntry &B) {
+                                 return std::stoi(A.File.substr(4)) <
+                                        std::stoi(B.File.substr(4));
+                               }));
+    std::vector<CompileEntry> Again = entriesOfShard(Entries, {K, 3}, SizeOf);
+    ASSERT_EQ(Again.size(), Part.size());
+    for (size_t I = 0; I < Part.size(); ++I)
+      EXPECT_EQ(Again[I].File, Part[I].File);
+  }
+  EXPECT_EQ(Owners.size(), Entries.size());
+  for (const auto &[File, Count] : Owners)
+    EXPECT_EQ(Count, 1) << File;
+  // 2400 bytes in all: the large file alone in one shard, 6 small in others.
+  std::sort(Loads.begin(), Loads.end());
+  EXPECT_EQ(Loads, (std::vector<uint64_t>{600, 600, 1200}));
+}
+
+TEST(Sharding, ShardSpecification) {
+  llvm::Expected<Shard> Good = parseShard("2/5");
+  ASSERT_TRUE(bool(Good));
+  EXPECT_EQ(Good->Index, 2u);
+  EXPECT_EQ(Good->Count, 5u);
+  for (const char *Bad : {"0/2", "3/2", "1/0", "x/2", "1", "1/2/3", ""}) {
+    llvm::Expected<Shard> S = parseShard(Bad);
+    EXPECT_FALSE(bool(S)) << Bad;
+    if (!S)
+      EXPECT_NE(llvm::toString(S.takeError()).find("expected K/N"),
+                std::string::npos);
+  }
+}
+
+namespace {
+nlohmann::json sarifRun(const std::vector<std::string> &RuleIds,
+                        const std::vector<std::pair<std::string, int>> &Found,
+                        bool Success) {
+  nlohmann::json Rules = nlohmann::json::array();
+  for (const std::string &Id : RuleIds)
+    Rules.push_back({{"id", Id}});
+  nlohmann::json Results = nlohmann::json::array();
+  for (const auto &[Rule, Line] : Found) {
+    size_t Index =
+        std::find(RuleIds.begin(), RuleIds.end(), Rule) - RuleIds.begin();
+    Results.push_back(
+        {{"ruleId", Rule},
+         {"ruleIndex", Index},
+         {"message", {{"text", "m"}}},
+         {"locations",
+          {{{"physicalLocation",
+             {{"artifactLocation", {{"uri", "src/a.cpp"}}},
+              {"region", {{"startLine", Line}}}}}}}},
+         {"partialFingerprints",
+          {{"primaryLocationLineHash", "h" + std::to_string(Line) + ":1"}}}});
+  }
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs",
+           {{{"tool", {{"driver", {{"name", "torchlint"}, {"rules", Rules}}}}},
+             {"results", Results},
+             {"invocations", {{{"executionSuccessful", Success}}}}}}}};
+}
+} // namespace
+
+TEST(Merge, OneRunEachResultOnceInvocationsKept) {
+  fs::path Dir = fs::temp_directory_path() / "torchlint-unit-merge";
+  fs::remove_all(Dir);
+  fs::create_directories(Dir);
+  std::string A = (Dir / "a.sarif").string(), B = (Dir / "b.sarif").string();
+  std::ofstream(A) << sarifRun({"torch-x", "torch-y"},
+                               {{"torch-x", 1}, {"torch-y", 2}}, true);
+  // Shard b found the same torch-y result through a shared header, and its
+  // rules are listed in another order.
+  std::ofstream(B) << sarifRun({"torch-z", "torch-y"},
+                               {{"torch-y", 2}, {"torch-z", 3}}, false);
+  llvm::Expected<nlohmann::json> Merged = mergeSarifLogs({A, B});
+  ASSERT_TRUE(bool(Merged)) << llvm::toString(Merged.takeError());
+  ASSERT_EQ((*Merged)["runs"].size(), 1u);
+  const nlohmann::json &Run = (*Merged)["runs"][0];
+  ASSERT_EQ(Run["results"].size(), 3u);
+  for (const nlohmann::json &Result : Run["results"])
+    EXPECT_EQ(Run["tool"]["driver"]["rules"][Result["ruleIndex"].get<size_t>()]
+                 ["id"],
+              Result["ruleId"]);
+  EXPECT_EQ(Run["tool"]["driver"]["rules"].size(), 3u);
+  EXPECT_EQ(Run["invocations"].size(), 2u);
+  EXPECT_EQ(Run["invocations"][1]["executionSuccessful"], false);
+
+  std::string NotSarif = (Dir / "c.sarif").string();
+  std::ofstream(NotSarif) << "{\"version\": \"2.1.0\", \"runs\": [{}]}";
+  llvm::Expected<nlohmann::json> Refused = mergeSarifLogs({A, NotSarif});
+  ASSERT_FALSE(bool(Refused));
+  EXPECT_EQ(llvm::toString(Refused.takeError()),
+            NotSarif + ": not a log that torchlint wrote");
+  std::string Broken = (Dir / "d.sarif").string();
+  std::ofstream(Broken) << "{";
+  llvm::Expected<nlohmann::json> Invalid = mergeSarifLogs({Broken});
+  ASSERT_FALSE(bool(Invalid));
+  EXPECT_EQ(llvm::toString(Invalid.takeError()), Broken + ": invalid JSON");
   fs::remove_all(Dir);
 }
 

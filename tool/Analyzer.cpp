@@ -1,6 +1,8 @@
 #include "Analyzer.h"
 
+#include "FixApplier.h"
 #include "RuleRegistry.h"
+#include "UntrustedFlags.h"
 #include "UserCode.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -13,14 +15,15 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/VirtualFileSystem.h"
-#include "llvm/Config/llvm-config.h"
 
 #include <cstdlib>
+#include <map>
 
 using namespace clang;
 
@@ -61,6 +64,8 @@ class CollectingSink : public FindingSink {
 public:
   void consume(Finding F) override { Findings.push_back(std::move(F)); }
   std::vector<Finding> Findings;
+  /// The text each file with fix-its had when it was parsed.
+  std::map<std::string, uint64_t> Digests;
 };
 
 class TorchlintConsumer : public ASTConsumer {
@@ -97,9 +102,29 @@ public:
         Rules.back()->registerMatchers(&Finder);
       }
     Finder.matchAST(Ctx);
+    recordDigests(Ctx.getSourceManager());
   }
 
 private:
+  /// --fix refuses a file that no longer has the text its fix-its were
+  /// computed on.
+  void recordDigests(SourceManager &SM) {
+    for (const Finding &F : Sink.Findings)
+      for (const FixIt &X : F.FixIts) {
+        if (Sink.Digests.count(X.File))
+          continue;
+        llvm::Expected<FileEntryRef> Entry =
+            SM.getFileManager().getFileRef(X.File, /*OpenFile=*/false);
+        if (!Entry) {
+          llvm::consumeError(Entry.takeError());
+          continue;
+        }
+        FileID ID = SM.translateFile(*Entry);
+        if (ID.isValid())
+          Sink.Digests[X.File] = textDigest(SM.getBufferData(ID));
+      }
+  }
+
   const AnalyzerConfig &Config;
   UserCode Code;
   CollectingSink &Sink;
@@ -125,8 +150,11 @@ private:
 };
 
 std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
-                                           const AnalyzerConfig &Config) {
-  tooling::CommandLineArguments Args = Entry.Arguments;
+                                           const AnalyzerConfig &Config,
+                                           std::vector<std::string> &Dropped) {
+  SanitizedCommand Safe = dropUnsafeFlags(Entry.Arguments);
+  Dropped = std::move(Safe.Dropped);
+  tooling::CommandLineArguments Args = std::move(Safe.Arguments);
   Args = tooling::getClangStripOutputAdjuster()(Args, Entry.File);
   Args = tooling::getClangStripDependencyFileAdjuster()(Args, Entry.File);
   Args = tooling::getClangSyntaxOnlyAdjuster()(Args, Entry.File);
@@ -172,9 +200,18 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
 
   CollectingSink Sink;
   FirstErrorCollector Errors;
+  std::vector<std::string> Dropped;
+  std::vector<std::string> Arguments =
+      adjustedArguments(Entry, Config, Dropped);
+  if (!Dropped.empty()) {
+    std::string Message = "dropped from the compile command: ";
+    for (size_t I = 0; I < Dropped.size(); ++I)
+      Message += (I ? ", " : "") + Dropped[I];
+    Result.Warnings.push_back(std::move(Message));
+  }
   tooling::ToolInvocation Invocation(
-      adjustedArguments(Entry, Config),
-      std::make_unique<TorchlintAction>(Config, Sink), Files.get());
+      std::move(Arguments), std::make_unique<TorchlintAction>(Config, Sink),
+      Files.get());
   Invocation.setDiagnosticConsumer(&Errors);
   // A crash while parsing or analyzing this unit (clang's or ours) becomes
   // this unit's failure; the other units are still analyzed.
@@ -194,6 +231,7 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     return Result;
   }
   Result.Findings = std::move(Sink.Findings);
+  Result.Digests = std::move(Sink.Digests);
   return Result;
 }
 
@@ -216,8 +254,8 @@ std::string findResourceDir(const char *Argv0) {
   std::string Exe = llvm::sys::fs::getMainExecutable(
       Argv0, reinterpret_cast<void *>(&findResourceDir));
   if (!Exe.empty()) {
-    llvm::SmallString<256> Dir(llvm::sys::path::parent_path(
-        llvm::sys::path::parent_path(Exe)));
+    llvm::SmallString<256> Dir(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(Exe)));
     llvm::sys::path::append(Dir, "lib", "clang", Major);
     if (HasBuiltins(std::string(Dir)))
       return std::string(Dir);
@@ -228,8 +266,8 @@ std::string findResourceDir(const char *Argv0) {
     llvm::SmallString<256> Real;
     if (!Clang || llvm::sys::fs::real_path(*Clang, Real))
       continue;
-    llvm::SmallString<256> Dir(llvm::sys::path::parent_path(
-        llvm::sys::path::parent_path(Real)));
+    llvm::SmallString<256> Dir(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(Real)));
     llvm::sys::path::append(Dir, "lib", "clang", Major);
     if (HasBuiltins(std::string(Dir)))
       return std::string(Dir);

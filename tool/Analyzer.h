@@ -7,6 +7,8 @@
 #include "Finding.h"
 #include "Rule.h"
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +31,11 @@ struct TranslationUnitResult {
   /// Set when the unit could not be analyzed: clang's first error, as
   /// "path:line:col: error: message", or why the driver refused it.
   std::optional<std::string> Failure;
+  /// What the user should know about how the unit was analyzed: flags
+  /// dropped from its compile command.
+  std::vector<std::string> Warnings;
+  /// textDigest() of each file with fix-its, as it was parsed.
+  std::map<std::string, uint64_t> Digests;
 };
 
 TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,

@@ -1,6 +1,7 @@
 #include "FixApplier.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,7 +49,36 @@ std::string applyToText(const std::string &Text, std::vector<FixIt> Fixes) {
   return Result;
 }
 
+uint64_t textDigest(llvm::StringRef Text) { return llvm::xxh3_64bits(Text); }
+
 namespace {
+
+/// The file's first line ends with CRLF.
+bool usesCrlf(const std::string &Text) {
+  size_t Newline = Text.find('\n');
+  return Newline != std::string::npos && Newline > 0 &&
+         Text[Newline - 1] == '\r';
+}
+
+std::string withCrlf(const std::string &Replacement) {
+  std::string Result;
+  for (size_t I = 0; I < Replacement.size(); ++I) {
+    if (Replacement[I] == '\n' && (I == 0 || Replacement[I - 1] != '\r'))
+      Result += '\r';
+    Result += Replacement[I];
+  }
+  return Result;
+}
+
+/// Not writable by us, or marked read-only by its owner (which root would
+/// otherwise write through).
+bool isReadOnly(const std::string &Path) {
+  llvm::sys::fs::file_status Status;
+  if (llvm::sys::fs::status(Path, Status))
+    return true;
+  return !(Status.permissions() & llvm::sys::fs::owner_write) ||
+         llvm::sys::fs::access(Path, llvm::sys::fs::AccessMode::Write);
+}
 
 /// Writes Contents beside Path and renames it over Path, keeping Path's
 /// permissions. An empty string means success.
@@ -90,7 +120,8 @@ std::string writeAtomically(const std::string &Path,
 } // namespace
 
 FixOutcome applyFixes(const std::vector<Finding> &Findings,
-                      SourceCache &Sources) {
+                      SourceCache &Sources,
+                      const std::map<std::string, uint64_t> &Analyzed) {
   std::map<std::string, std::vector<FixIt>> ByFile;
   for (const Finding &F : Findings)
     for (const FixIt &X : F.FixIts)
@@ -107,11 +138,20 @@ FixOutcome applyFixes(const std::vector<Finding> &Findings,
       Outcome.Refused.push_back(File + ": cannot read; file left untouched");
       continue;
     }
-    if (Fixes.back().Offset + Fixes.back().Length > Text->size()) {
+    auto Digest = Analyzed.find(File);
+    if (Fixes.back().Offset + Fixes.back().Length > Text->size() ||
+        (Digest != Analyzed.end() && Digest->second != textDigest(*Text))) {
       Outcome.Refused.push_back(
           File + ": changed since it was analyzed; file left untouched");
       continue;
     }
+    if (isReadOnly(File)) {
+      Outcome.Refused.push_back(File + ": is read-only; file left untouched");
+      continue;
+    }
+    if (usesCrlf(*Text))
+      for (FixIt &Fix : Fixes)
+        Fix.Replacement = withCrlf(Fix.Replacement);
     std::string Fixed = applyToText(*Text, Fixes);
     if (std::string Error = writeAtomically(File, Fixed); !Error.empty()) {
       Outcome.Refused.push_back(File + ": " + Error + "; file left untouched");

@@ -6,6 +6,10 @@
 #include "Finding.h"
 #include "Report.h"
 
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,11 +22,18 @@ struct FixOutcome {
   std::vector<std::string> Refused;
 };
 
-/// Applies the fix-its of Findings file by file. A file whose fix-its
-/// overlap is left untouched; each changed file is written to a temporary
-/// file beside it, with its permissions, and renamed over it.
+/// A digest of a file's text, to notice that it changed.
+uint64_t textDigest(llvm::StringRef Text);
+
+/// Applies the fix-its of Findings file by file. A file is left untouched
+/// when its fix-its overlap, when it is read-only, or when its text is no
+/// longer the one they were computed on (Analyzed: textDigest() of each
+/// file's text at analysis; a file without one is not checked). Each changed
+/// file is written to a temporary file beside it, with its permissions, and
+/// renamed over it; inserted line breaks follow the file's (CRLF or LF).
 FixOutcome applyFixes(const std::vector<Finding> &Findings,
-                      SourceCache &Sources);
+                      SourceCache &Sources,
+                      const std::map<std::string, uint64_t> &Analyzed = {});
 
 /// The text that results from applying Fixes (all for one file, sorted and
 /// checked) to Text.

@@ -19,6 +19,10 @@ void writeJson(const Report &R, llvm::raw_ostream &OS) {
   for (const AnalysisFailure &Failure : R.Failures)
     Root["failures"].push_back(
         {{"file", Failure.File}, {"message", Failure.Message}});
+  Root["warnings"] = nlohmann::json::array();
+  for (const AnalysisFailure &Warning : R.Warnings)
+    Root["warnings"].push_back(
+        {{"file", Warning.File}, {"message", Warning.Message}});
   OS << Root.dump(2) << '\n';
 }
 

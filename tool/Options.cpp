@@ -7,10 +7,12 @@ namespace torchlint {
 
 const char *usageText() {
   return R"(USAGE: torchlint [options] <compile_commands.json | build-dir> [source-file...]
+       torchlint merge LOG.sarif... [-o FILE]
 
 Finds libtorch code that runs on the CPU, or starves its GPU, without saying so.
 Source files select translation units of the compilation database; without
-them every entry is analyzed.
+them every entry is analyzed. 'merge' combines the SARIF logs of shards into
+one run, each result once.
 
 OPTIONS:
   -j N                    analyze N translation units in parallel (default: one per core)
@@ -37,6 +39,9 @@ OPTIONS:
   --config-file=FILE      a .clang-tidy file whose CheckOptions configure the rules
                           (torch-<rule>.<Option>); default: the nearest
                           .clang-tidy above the sources
+  --shard=K/N             analyze only the K-th of N parts of the translation
+                          units (balanced by source size, the same on every
+                          machine); merge the parts' SARIF with 'torchlint merge'
   --color=auto|always|never
                           colour the text output (default: on a terminal)
   --quiet                 no progress or summary on standard error
@@ -175,6 +180,14 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
                             : Name == "--config-file"    ? O.ConfigFile
                                                          : O.Baseline;
       Target = V->str();
+    } else if (Name == "--shard") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      llvm::Expected<Shard> Part = parseShard(*V);
+      if (!Part)
+        return Part.takeError();
+      O.Part = *Part;
     } else if (Name == "--color") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)

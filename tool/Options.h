@@ -4,9 +4,11 @@
 #define TORCHLINT_TOOL_OPTIONS_H
 
 #include "Finding.h"
+#include "Sharding.h"
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,8 @@ struct Options {
   /// A .clang-tidy file whose CheckOptions configure the rules; empty: the
   /// nearest .clang-tidy above the sources, if any.
   std::string ConfigFile;
+  /// --shard=K/N; none: every entry.
+  std::optional<Shard> Part;
   bool Help = false;
   bool Version = false;
 };

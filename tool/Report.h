@@ -8,14 +8,17 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace torchlint {
 
+/// A unit that could not be analyzed, or a warning about how one was.
 struct AnalysisFailure {
   std::string File;
-  /// clang's first error, "path:line:col: error: message".
+  /// clang's first error, "path:line:col: error: message"; or the warning.
   std::string Message;
 };
 
@@ -23,6 +26,10 @@ struct Report {
   /// Sorted, de-duplicated, suppressions removed.
   std::vector<Finding> Findings;
   std::vector<AnalysisFailure> Failures;
+  /// Units analyzed with a warning (flags dropped from their command).
+  std::vector<AnalysisFailure> Warnings;
+  /// The text each file with fix-its had when it was analyzed, for --fix.
+  std::map<std::string, uint64_t> Digests;
   /// The enabled rules, in registry order.
   std::vector<const RuleInfo *> Rules;
   size_t TranslationUnits = 0;

@@ -17,12 +17,15 @@ const char *torchlintVersion() { return TORCHLINT_VERSION; }
 
 unsigned utf16Column(llvm::StringRef Line, unsigned ByteColumn) {
   unsigned Units = 0;
-  size_t Limit = std::min<size_t>(ByteColumn > 0 ? ByteColumn - 1 : 0,
-                                  Line.size());
+  size_t Limit =
+      std::min<size_t>(ByteColumn > 0 ? ByteColumn - 1 : 0, Line.size());
   for (size_t I = 0; I < Limit;) {
     unsigned char C = Line[I];
-    size_t Length = C < 0x80 ? 1 : (C >> 5) == 0x6 ? 2 : (C >> 4) == 0xE ? 3
-                                  : (C >> 3) == 0x1E ? 4 : 1;
+    size_t Length = C < 0x80           ? 1
+                    : (C >> 5) == 0x6  ? 2
+                    : (C >> 4) == 0xE  ? 3
+                    : (C >> 3) == 0x1E ? 4
+                                       : 1;
     if (I + Length > Line.size())
       Length = 1;
     Units += Length == 4 ? 2 : 1;
@@ -166,14 +169,15 @@ public:
     llvm::StringRef(Info.Tags).split(Parts, ',', -1, false);
     for (llvm::StringRef Tag : Parts)
       Tags.push_back(Tag.trim().str());
-    json Rule{{"id", Info.Id},
-              {"name", Info.Name},
-              {"shortDescription", {{"text", sentence(Info.Summary)}}},
-              {"fullDescription", {{"text", Info.Description}}},
-              {"helpUri", std::string(InformationUri) + "/blob/main/docs/rules/" +
-                              Info.Id + ".md"},
-              {"defaultConfiguration", {{"level", sarifLevel(Info.DefaultLevel)}}},
-              {"properties", {{"tags", Tags}, {"precision", Info.Precision}}}};
+    json Rule{
+        {"id", Info.Id},
+        {"name", Info.Name},
+        {"shortDescription", {{"text", sentence(Info.Summary)}}},
+        {"fullDescription", {{"text", Info.Description}}},
+        {"helpUri", std::string(InformationUri) + "/blob/main/docs/rules/" +
+                        Info.Id + ".md"},
+        {"defaultConfiguration", {{"level", sarifLevel(Info.DefaultLevel)}}},
+        {"properties", {{"tags", Tags}, {"precision", Info.Precision}}}};
     if (!Markdown.empty())
       Rule["help"] = {{"text", markdownToText(Markdown)},
                       {"markdown", Markdown.str()}};
@@ -214,8 +218,9 @@ public:
         L["message"] = {{"text", sentence(Step.Message)}};
         Steps.push_back({{"location", std::move(L)}});
       }
-      Result["codeFlows"] = json::array(
-          {{{"threadFlows", json::array({{{"locations", std::move(Steps)}}})}}});
+      Result["codeFlows"] =
+          json::array({{{"threadFlows",
+                         json::array({{{"locations", std::move(Steps)}}})}}});
     }
     if (!F.FixIts.empty()) {
       std::map<std::string, json> Changes;
@@ -260,14 +265,19 @@ void writeSarif(const Report &R, SourceCache &Sources,
     Results.push_back(Builder.result(F, RuleIndex));
 
   json Notifications = json::array();
-  for (const AnalysisFailure &Failure : R.Failures)
+  auto Notify = [&](const AnalysisFailure &About, const char *Level) {
     Notifications.push_back(
-        {{"level", "error"},
-         {"message", {{"text", sentence(Failure.Message)}}},
+        {{"level", Level},
+         {"message", {{"text", sentence(About.Message)}}},
          {"locations",
           json::array({{{"physicalLocation",
                          {{"artifactLocation",
-                           Builder.artifactLocation(Failure.File)}}}}})}});
+                           Builder.artifactLocation(About.File)}}}}})}});
+  };
+  for (const AnalysisFailure &Failure : R.Failures)
+    Notify(Failure, "error");
+  for (const AnalysisFailure &Warning : R.Warnings)
+    Notify(Warning, "warning");
 
   json Run{{"tool",
             {{"driver",
@@ -279,9 +289,9 @@ void writeSarif(const Report &R, SourceCache &Sources,
            {"columnKind", "utf16CodeUnits"},
            {"results", std::move(Results)},
            {"invocations",
-            json::array({{{"executionSuccessful", R.Failures.empty()},
-                          {"toolExecutionNotifications",
-                           std::move(Notifications)}}})}};
+            json::array(
+                {{{"executionSuccessful", R.Failures.empty()},
+                  {"toolExecutionNotifications", std::move(Notifications)}}})}};
   if (!Options.SourceRoot.empty())
     Run["originalUriBaseIds"] = {
         {SourceRootId,
@@ -306,7 +316,8 @@ std::string resultKey(const Finding &F, SourceCache &Sources,
          Builder.fingerprint(F);
 }
 
-llvm::Expected<std::set<std::string>> readBaselineKeys(const std::string &Path) {
+llvm::Expected<std::set<std::string>>
+readBaselineKeys(const std::string &Path) {
   auto Problem = [&](const llvm::Twine &What) {
     return llvm::createStringError(std::errc::invalid_argument, "%s: %s",
                                    Path.c_str(), What.str().c_str());
@@ -330,7 +341,7 @@ llvm::Expected<std::set<std::string>> readBaselineKeys(const std::string &Path) 
   };
   auto First = [](const json *Array) -> const json * {
     return Array && Array->is_array() && !Array->empty() ? &(*Array)[0]
-                                                          : nullptr;
+                                                         : nullptr;
   };
   std::set<std::string> Keys;
   for (const json &Run : Log["runs"]) {
@@ -339,10 +350,11 @@ llvm::Expected<std::set<std::string>> readBaselineKeys(const std::string &Path) 
       continue;
     for (const json &Result : *Results) {
       const json *Rule = Member(&Result, "ruleId");
-      const json *Uri = Member(
-          Member(Member(First(Member(&Result, "locations")), "physicalLocation"),
-                 "artifactLocation"),
-          "uri");
+      const json *Uri =
+          Member(Member(Member(First(Member(&Result, "locations")),
+                               "physicalLocation"),
+                        "artifactLocation"),
+                 "uri");
       const json *Hash = Member(Member(&Result, "partialFingerprints"),
                                 "primaryLocationLineHash");
       if (Rule && Rule->is_string() && Uri && Uri->is_string() && Hash &&

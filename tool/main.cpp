@@ -8,6 +8,7 @@
 #include "Options.h"
 #include "Report.h"
 #include "RuleRegistry.h"
+#include "SarifMerge.h"
 #include "Scheduler.h"
 #include "Suppressions.h"
 #include "Writers.h"
@@ -121,6 +122,9 @@ Report buildReport(std::vector<TranslationUnitResult> Results,
   for (TranslationUnitResult &Unit : Results) {
     if (Unit.Failure)
       R.Failures.push_back({Unit.File, *Unit.Failure});
+    for (std::string &Warning : Unit.Warnings)
+      R.Warnings.push_back({Unit.File, std::move(Warning)});
+    R.Digests.insert(Unit.Digests.begin(), Unit.Digests.end());
     for (Finding &F : Unit.Findings) {
       const std::string *Text = Sources.text(F.Where.File);
       if (Text && isSuppressed(*Text, F.Where.Begin.Line, F.RuleId))
@@ -132,10 +136,11 @@ Report buildReport(std::vector<TranslationUnitResult> Results,
   std::sort(R.Findings.begin(), R.Findings.end());
   R.Findings.erase(std::unique(R.Findings.begin(), R.Findings.end()),
                    R.Findings.end());
-  std::sort(R.Failures.begin(), R.Failures.end(),
-            [](const AnalysisFailure &A, const AnalysisFailure &B) {
-              return std::tie(A.File, A.Message) < std::tie(B.File, B.Message);
-            });
+  auto ByFile = [](const AnalysisFailure &A, const AnalysisFailure &B) {
+    return std::tie(A.File, A.Message) < std::tie(B.File, B.Message);
+  };
+  std::sort(R.Failures.begin(), R.Failures.end(), ByFile);
+  std::sort(R.Warnings.begin(), R.Warnings.end(), ByFile);
   return R;
 }
 
@@ -160,6 +165,8 @@ int main(int Argc, const char **Argv) {
   llvm::InitLLVM Init(Argc, Argv);
   llvm::CrashRecoveryContext::Enable();
 
+  if (Argc > 1 && llvm::StringRef(Argv[1]) == "merge")
+    return runMerge(Argc, Argv);
   llvm::Expected<Options> Parsed = parseOptions(Argc, Argv);
   if (!Parsed)
     return fail(llvm::toString(Parsed.takeError()));
@@ -210,6 +217,9 @@ int main(int Argc, const char **Argv) {
                  << " CUDA translation unit"
                  << (Before - Entries->size() == 1 ? "" : "s")
                  << " (.cu or nvcc): kernels are not libtorch host code\n";
+
+  if (O.Part)
+    *Entries = entriesOfShard(*Entries, *O.Part, sourceSize);
 
   // Rule options: the same CheckOptions the clang-tidy plugin reads.
   std::string ConfigFile = O.ConfigFile.empty()
@@ -292,12 +302,15 @@ int main(int Argc, const char **Argv) {
     writeSarif(R, Sources, Sarif, File);
   }
 
+  for (const AnalysisFailure &Warning : R.Warnings)
+    llvm::errs() << "torchlint: warning: " << Warning.File << ": "
+                 << Warning.Message << '\n';
   for (const AnalysisFailure &Failure : R.Failures)
     llvm::errs() << "torchlint: error: could not analyze " << Failure.File
                  << ": " << Failure.Message << '\n';
 
   if (O.Fix) {
-    FixOutcome Outcome = applyFixes(R.Findings, Sources);
+    FixOutcome Outcome = applyFixes(R.Findings, Sources, R.Digests);
     for (const std::string &Refused : Outcome.Refused)
       llvm::errs() << "torchlint: error: " << Refused << '\n';
     if (!O.Quiet)
