@@ -48,12 +48,15 @@ TEST(Specification, SarifLogsPassBothValidators) {
   ASSERT_EQ(Merge.ExitCode, 0) << Merge.Stderr;
   Logs.push_back(Dir + "/merged.sarif");
   std::set<std::string> Union;
-  for (size_t I = 0; I < 2; ++I)
-    for (const json &Result : json::parse(readFile(Logs[I]))["runs"][0]["results"])
+  for (size_t I = 0; I < 2; ++I) {
+    json Generation = json::parse(readFile(Logs[I]));
+    for (const json &Result : Generation["runs"][0]["results"])
       Union.insert(Result["ruleId"].dump() +
                    Result["locations"][0]["physicalLocation"]["artifactLocation"]
                                       ["uri"].dump() +
                    Result["partialFingerprints"].dump());
+  }
+  ASSERT_FALSE(Union.empty());
   json Merged = json::parse(readFile(Dir + "/merged.sarif"));
   ASSERT_EQ(Merged["runs"].size(), 1u);
   EXPECT_EQ(Merged["runs"][0]["results"].size(), Union.size());
