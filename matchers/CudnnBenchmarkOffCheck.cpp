@@ -149,11 +149,7 @@ const Stmt *statementInBlock(const Stmt *S, ASTContext &Ctx) {
 }
 
 std::string indentationOf(SourceLocation Loc, const SourceManager &SM) {
-  std::pair<FileID, unsigned> At = SM.getDecomposedLoc(Loc);
-  llvm::StringRef Buffer = SM.getBufferData(At.first);
-  size_t LineStart = Buffer.rfind('\n', At.second ? At.second - 1 : 0);
-  LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
-  llvm::StringRef Line = Buffer.slice(LineStart, At.second);
+  llvm::StringRef Line = textBeforeOnLine(Loc, SM);
   return Line.substr(0, Line.find_first_not_of(" \t")).str();
 }
 
@@ -217,10 +213,7 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
     const Expr *Module = api::calledModule(Call);
     if (FirstInput || !Module || !runsConvolutions(Module))
       return;
-    const auto *AsCall = cast<CallExpr>(Call);
-    unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
-    if (AsCall->getNumArgs() > First)
-      FirstInput = AsCall->getArg(First);
+    FirstInput = api::moduleInput(Call);
     return;
   }
   const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("moved");
@@ -296,15 +289,9 @@ void CudnnBenchmarkOffCheck::reportAt(const CXXMemberCallExpr *Moved) {
                              indentationOf(Before->getBeginLoc(), SM));
   }
 
-  nlohmann::json Input = nullptr;
-  if (FirstInput) {
-    FactSet Facts = Flow.devicesOf(FirstInput);
-    if (!Facts.empty())
-      Input = recipe::describeTensor(Facts.front(), Ctx);
-  }
   Finding.recipe({{"scenario", "cudnn-benchmark"},
                   {"module", recipe::describeModule(Module, nullptr, Ctx)},
-                  {"input", Input}});
+                  {"input", recipe::describeInput(FirstInput, Flow, Ctx)}});
 }
 
 } // namespace torchlint

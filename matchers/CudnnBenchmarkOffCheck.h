@@ -35,7 +35,6 @@ public:
   void onEndOfTranslationUnit() override;
 
 private:
-
   void reportAt(const clang::CXXMemberCallExpr *Moved);
 
   clang::ASTContext *Ctx = nullptr;

@@ -65,18 +65,10 @@ std::optional<std::string> indentationIn(const CompoundStmt *Block,
                                          const ASTContext &Ctx) {
   if (Block->body_empty())
     return std::nullopt;
-  const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation First = Block->body_front()->getBeginLoc();
   if (First.isMacroID())
     return std::nullopt;
-  std::pair<FileID, unsigned> At = SM.getDecomposedLoc(First);
-  bool Invalid = false;
-  llvm::StringRef Buffer = SM.getBufferData(At.first, &Invalid);
-  if (Invalid)
-    return std::nullopt;
-  size_t LineStart = Buffer.rfind('\n', At.second ? At.second - 1 : 0);
-  LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
-  llvm::StringRef Prefix = Buffer.slice(LineStart, At.second);
+  llvm::StringRef Prefix = textBeforeOnLine(First, Ctx.getSourceManager());
   if (Prefix.find_first_not_of(" \t") != llvm::StringRef::npos)
     return std::nullopt;
   return Prefix.str();
@@ -225,18 +217,11 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
                               *Indent + "torch::NoGradGuard " + Guard + ";");
   }
 
-  nlohmann::json Input = nullptr;
-  unsigned FirstInput = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
-  const auto *AsCall = cast<CallExpr>(Call);
-  if (AsCall->getNumArgs() > FirstInput) {
-    FactSet Facts = Flow.devicesOf(AsCall->getArg(FirstInput));
-    if (!Facts.empty())
-      Input = recipe::describeTensor(Facts.front(), Ctx);
-  }
-  Finding.recipe({{"scenario", "eval-without-no-grad"},
-                  {"module", recipe::describeModule(Module, nullptr, Ctx)},
-                  {"input", Input},
-                  {"batches", tripCount(enclosingLoop(Call, Ctx), Ctx)}});
+  Finding.recipe(
+      {{"scenario", "eval-without-no-grad"},
+       {"module", recipe::describeModule(Module, nullptr, Ctx)},
+       {"input", recipe::describeInput(api::moduleInput(Call), Flow, Ctx)},
+       {"batches", tripCount(enclosingLoop(Call, Ctx), Ctx)}});
 }
 
 } // namespace torchlint

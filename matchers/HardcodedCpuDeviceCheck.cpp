@@ -51,7 +51,7 @@ public:
   bool VisitCallExpr(CallExpr *Call) {
     if (const Expr *Module = api::calledModule(Call)) {
       if (api::isLossModule(api::moduleClassOf(Module->getType())))
-        collect(Call, isa<CXXOperatorCallExpr>(Call) ? 1 : 0);
+        collect(Call, api::moduleInputIndex(Call));
       return true;
     }
     if (api::isLossFunction(Call->getDirectCallee()))

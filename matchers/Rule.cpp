@@ -186,6 +186,17 @@ FindingBuilder &FindingBuilder::insertAfter(SourceLocation TokenLoc,
   return *this;
 }
 
+llvm::StringRef textBeforeOnLine(SourceLocation Loc, const SourceManager &SM) {
+  std::pair<FileID, unsigned> At = SM.getDecomposedLoc(Loc);
+  bool Invalid = false;
+  llvm::StringRef Buffer = SM.getBufferData(At.first, &Invalid);
+  if (Invalid)
+    return "";
+  size_t LineStart = Buffer.rfind('\n', At.second ? At.second - 1 : 0);
+  LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
+  return Buffer.slice(LineStart, At.second);
+}
+
 FindingBuilder &FindingBuilder::insertLineAfter(SourceLocation TokenLoc,
                                                 llvm::StringRef Line) {
   if (!Reported)

@@ -131,6 +131,11 @@ private:
   Finding F;
 };
 
+/// The text of Loc's line before Loc, for the indentation of a line that a
+/// fix-it inserts; empty when the buffer cannot be read.
+llvm::StringRef textBeforeOnLine(clang::SourceLocation Loc,
+                                 const clang::SourceManager &SM);
+
 class Rule : public clang::ast_matchers::MatchFinder::MatchCallback {
 public:
   Rule(const RuleInfo &Info, AnalysisContext &Context)

@@ -454,6 +454,16 @@ const Expr *calledModule(const Expr *Call) {
 
 bool isModuleCall(const Expr *E) { return calledModule(E) != nullptr; }
 
+unsigned moduleInputIndex(const Expr *ModuleCall) {
+  return isa<CXXOperatorCallExpr>(ModuleCall) ? 1 : 0;
+}
+
+const Expr *moduleInput(const Expr *ModuleCall) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(ModuleCall);
+  unsigned Index = moduleInputIndex(ModuleCall);
+  return Call && Call->getNumArgs() > Index ? Call->getArg(Index) : nullptr;
+}
+
 static std::optional<DeviceKind> kindFromName(llvm::StringRef Name) {
   Name.consume_front("k");
   return llvm::StringSwitch<std::optional<DeviceKind>>(Name)

@@ -99,6 +99,11 @@ bool isModuleCall(const clang::Expr *E);
 const clang::Expr *firstModuleCall(const clang::Stmt *S);
 /// The expression of the module that a module call runs, or null.
 const clang::Expr *calledModule(const clang::Expr *Call);
+/// The index of a module call's first input among its arguments: 1 for
+/// `module(x)`, where the module is argument 0; 0 for `module->forward(x)`.
+unsigned moduleInputIndex(const clang::Expr *ModuleCall);
+/// A module call's first input, or null when it has none.
+const clang::Expr *moduleInput(const clang::Expr *ModuleCall);
 
 std::optional<DeviceLiteral> asDeviceLiteral(const clang::Expr *E);
 

@@ -351,6 +351,15 @@ json describeModule(const Expr *ModuleExpr, const DeviceFact *Created,
   return json{{"type", layerName(Impl)}, {"args", nullptr}};
 }
 
+json describeInput(const Expr *Input, DeviceFlow &Flow, ASTContext &Ctx) {
+  if (!Input)
+    return nullptr;
+  FactSet Facts = Flow.devicesOf(Input);
+  if (Facts.empty())
+    return nullptr;
+  return describeTensor(Facts.front(), Ctx);
+}
+
 json describeTensor(const DeviceFact &F, ASTContext &Ctx) {
   json Tensor{{"source", provenanceName(F.How)},
               {"shape", nullptr},

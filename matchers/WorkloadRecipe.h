@@ -32,6 +32,10 @@ nlohmann::json describeModule(const clang::Expr *ModuleExpr,
 /// What is known of the tensor whose device came from F.
 nlohmann::json describeTensor(const DeviceFact &F, clang::ASTContext &Ctx);
 
+/// What is known of a tensor a module is fed (its first fact), or null.
+nlohmann::json describeInput(const clang::Expr *Input, DeviceFlow &Flow,
+                             clang::ASTContext &Ctx);
+
 /// The data loader a make_data_loader call builds: dataset type, batch size,
 /// workers and the other options written, the sampler.
 nlohmann::json describeDataLoader(const clang::CallExpr *Make,
