@@ -3,9 +3,8 @@
 #ifndef TORCHLINT_TOOL_CHECKGLOB_H
 #define TORCHLINT_TOOL_CHECKGLOB_H
 
-#include "llvm/ADT/StringRef.h"
-
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace torchlint {
@@ -15,9 +14,9 @@ namespace torchlint {
 /// that matches a name decides.
 class CheckGlob {
 public:
-  explicit CheckGlob(llvm::StringRef Globs);
+  explicit CheckGlob(std::string_view Globs);
 
-  bool contains(llvm::StringRef Name) const;
+  bool contains(std::string_view Name) const;
   /// The globs that were not well formed (empty after trimming is fine).
   const std::vector<std::string> &invalid() const { return Invalid; }
 
@@ -31,7 +30,7 @@ private:
 };
 
 /// Matches Name against a single glob where `*` matches any text.
-bool globMatches(llvm::StringRef Pattern, llvm::StringRef Name);
+bool globMatches(std::string_view Pattern, std::string_view Name);
 
 } // namespace torchlint
 

@@ -1,0 +1,385 @@
+#include "GlobalState.h"
+#include "Isolation.h"
+#include "ModuleBuilder.h"
+#include "Replayer.h"
+#include "ScenarioRegistry.h"
+#include "Workload.h"
+
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+using namespace torchlint::replay;
+using nlohmann::json;
+
+namespace {
+
+/// The context of a machine without a usable GPU.
+ReplayContext cpuContext() {
+  ReplayContext Ctx;
+  Ctx.Device = c10::Device("cuda:0");
+  Ctx.CudaUnusable = "this test pretends there is no GPU";
+  Ctx.Timing.MinRepeats = 5;
+  Ctx.Timing.MaxRepeats = 7;
+  Ctx.Timing.BudgetSeconds = 1;
+  Ctx.Timing.WarmUp = 1;
+  return Ctx;
+}
+
+bool mentions(const std::vector<std::string> &Lines, const std::string &Part) {
+  for (const std::string &Line : Lines)
+    if (Line.find(Part) != std::string::npos)
+      return true;
+  return false;
+}
+
+const json Mlp = {
+    {"type", "Net"},
+    {"submodules",
+     {{{"type", "Linear"}, {"args", {784, 64}}, {"name", "fc1"}},
+      {{"type", "ReLU"}, {"args", json::array()}},
+      {{"type", "Linear"}, {"args", {64, 10}}, {"name", "fc2"}}}}};
+
+} // namespace
+
+TEST(ModuleBuilder, UserModuleSubmodulesInRegistrationOrder) {
+  std::vector<std::string> Assumptions;
+  BuiltModel M = buildModel(Mlp, nullptr, Assumptions);
+  EXPECT_EQ(M.SampleShape, std::vector<int64_t>{784});
+  EXPECT_EQ(M.Layers, (std::vector<std::string>{"Linear", "ReLU", "Linear"}));
+  EXPECT_TRUE(M.HasMatrixLayers);
+  EXPECT_FALSE(M.HasConvolution);
+  EXPECT_TRUE(mentions(Assumptions, "forward() of 'Net' is not known"));
+  EXPECT_TRUE(mentions(Assumptions, "samples of shape [784] assumed"));
+  EXPECT_EQ(M.Model->forward(torch::randn({3, 784})).sizes(),
+            (std::vector<int64_t>{3, 10}));
+}
+
+TEST(ModuleBuilder, TheInputShapeComesFromTheRecipeWhenKnown) {
+  std::vector<std::string> Assumptions;
+  json Input = {{"source", "factory"}, {"shape", {8, 784}}, {"dtype", nullptr}};
+  BuiltModel M = buildModel(Mlp, Input, Assumptions);
+  EXPECT_EQ(M.SampleShape, std::vector<int64_t>{784});
+  EXPECT_FALSE(mentions(Assumptions, "input's shape is not known"));
+}
+
+TEST(ModuleBuilder, ConvolutionThenLinearGetsAnAdapter) {
+  std::vector<std::string> Assumptions;
+  json Recipe = {{"type", "Sequential"},
+                 {"submodules",
+                  {{{"type", "Conv2d"},
+                    {"args", {1, 10, 5}},
+                    {"options", {{"stride", 2}}}},
+                   {{"type", "ReLU"}, {"args", json::array()}},
+                   {{"type", "Linear"}, {"args", {320, 10}}}}}};
+  BuiltModel M = buildModel(Recipe, nullptr, Assumptions);
+  EXPECT_TRUE(M.HasConvolution);
+  EXPECT_EQ(M.SampleShape, (std::vector<int64_t>{1, 32, 32}));
+  ASSERT_EQ(M.Layers.size(), 4u);
+  EXPECT_EQ(M.Layers[2], "adapter");
+  EXPECT_TRUE(mentions(Assumptions, "does not fit the input of Linear"));
+  EXPECT_EQ(M.Model->forward(torch::randn({2, 1, 32, 32})).sizes(),
+            (std::vector<int64_t>{2, 10}));
+}
+
+TEST(ModuleBuilder, UnknownArgumentsAndLayersAreStatedDefaults) {
+  std::vector<std::string> Assumptions;
+  json Recipe = {{"type", "Sequential"},
+                 {"submodules",
+                  {{{"type", "Linear"}, {"args", {nullptr, nullptr}}},
+                   {{"type", "Transformer"}, {"args", json::array()}},
+                   {{"type", "LSTM"}, {"args", {512, 32}}}}}};
+  BuiltModel M = buildModel(Recipe, nullptr, Assumptions);
+  EXPECT_TRUE(
+      mentions(Assumptions, "output features of Linear is not a constant"));
+  EXPECT_TRUE(
+      mentions(Assumptions, "Transformer is not a layer the replay rebuilds"));
+  EXPECT_TRUE(mentions(Assumptions, "reshaped to a sequence"));
+  torch::Tensor Out = M.Model->forward(torch::randn({2, 512}));
+  EXPECT_EQ(Out.size(-1), 32);
+}
+
+TEST(ModuleBuilder, NoConstructionGivesTheStatedPerceptron) {
+  std::vector<std::string> Assumptions;
+  BuiltModel M = buildModel({{"type", nullptr}}, nullptr, Assumptions);
+  EXPECT_TRUE(mentions(Assumptions, "two-layer perceptron"));
+  EXPECT_EQ(M.Layers.size(), 3u);
+}
+
+TEST(ModuleBuilder, EmbeddingTakesIndices) {
+  std::vector<std::string> Assumptions;
+  json Recipe = {{"type", "Sequential"},
+                 {"submodules",
+                  {{{"type", "Embedding"}, {"args", {100, 16}}},
+                   {{"type", "Linear"}, {"args", {16, 4}}}}}};
+  BuiltModel M = buildModel(Recipe, nullptr, Assumptions);
+  EXPECT_EQ(M.InputType, c10::ScalarType::Long);
+  EXPECT_EQ(M.IndexBound, 100);
+}
+
+TEST(ModuleBuilder, ALayerThatCannotBeBuiltIsAnError) {
+  std::vector<std::string> Assumptions;
+  json Recipe = {{"type", "Linear"}, {"args", {-5, 3}}};
+  EXPECT_THROW(buildModel(Recipe, nullptr, Assumptions), std::exception);
+}
+
+TEST(Scenarios, EveryRecipeScenarioOfTheAnalyzerHasOne) {
+  for (const char *Id :
+       {"device-mismatch", "cpu-vs-gpu", "pinned-copy", "create-on-device",
+        "dataloader-workers", "sync-in-loop", "eval-without-no-grad",
+        "cudnn-benchmark", "missing-mixed-precision", "fp16-loss-scaling",
+        "autocast-stale-cache"})
+    EXPECT_NE(findScenario(Id), nullptr) << Id;
+  EXPECT_EQ(findScenario("no-such-scenario"), nullptr);
+}
+
+TEST(Scenarios, GpuScenariosAreNotRunWithoutOne) {
+  Environment Env;
+  Env.Device = c10::Device("cuda:0");
+  Env.CudaUnusable = "libtorch is built without CUDA";
+  ReplayOptions Options;
+  for (const auto &S : allScenarios()) {
+    if (!S->needsCuda())
+      continue;
+    ReplayItem Item;
+    Item.Recipe = {{"scenario", S->id()}};
+    ReplayRow Row = replayItem(Item, Env, Options);
+    EXPECT_EQ(Row.Outcome.Result, Verdict::NotRun) << S->id();
+    EXPECT_EQ(Row.Outcome.Reason,
+              "needs a CUDA device: libtorch is built without CUDA");
+  }
+}
+
+TEST(Scenarios, AnUnknownScenarioOrABrokenRecipeIsNotRunNeverACrash) {
+  Environment Env;
+  Env.Device = c10::Device("cpu");
+  Env.CudaUnusable = "the replay was asked to run on cpu";
+  ReplayItem Unknown;
+  Unknown.Recipe = {{"scenario", "teleport"}};
+  ReplayRow Row = replayItem(Unknown, Env, ReplayOptions());
+  EXPECT_EQ(Row.Outcome.Result, Verdict::NotRun);
+  EXPECT_EQ(Row.Outcome.Reason, "no scenario replays 'teleport'");
+
+  ReplayItem Broken;
+  Broken.Recipe = {{"scenario", "eval-without-no-grad"},
+                   {"module", {{"type", "Linear"}, {"args", {-5, 3}}}}};
+  Row = replayItem(Broken, Env, ReplayOptions());
+  EXPECT_EQ(Row.Outcome.Result, Verdict::NotRun);
+  EXPECT_EQ(Row.Outcome.Reason.rfind("the replay could not run: ", 0), 0u)
+      << Row.Outcome.Reason;
+}
+
+TEST(Scenarios, DataLoaderWorkersOverlapSlowSamples) {
+  // Samples that wait 2 ms on I/O: workers overlap the waits whatever the
+  // machine's load, so the gain is certain.
+  ReplayContext Ctx = cpuContext();
+  json Recipe = {{"scenario", "dataloader-workers"},
+                 {"dataset", "ImageFolder"},
+                 {"batch_size", 8},
+                 {"suggested_workers", 4},
+                 {"sample_io_us", 2000}};
+  ScenarioOutcome O = findScenario("dataloader-workers")->replay(Recipe, Ctx);
+  EXPECT_EQ(O.Result, Verdict::Confirmed);
+  ASSERT_TRUE(O.Ratio.has_value());
+  EXPECT_GT(O.Ratio->Low, 1.05);
+  EXPECT_TRUE(O.Measurements["same_result"].get<bool>());
+  EXPECT_EQ(O.Measurements["workers"], 4);
+  EXPECT_EQ(O.RanOn, "cpu");
+}
+
+TEST(Scenarios, EvalWithoutNoGradRunsOnTheCpuAndStatesIt) {
+  ReplayContext Ctx = cpuContext();
+  json Recipe = {{"scenario", "eval-without-no-grad"},
+                 {"module", Mlp},
+                 {"input", {{"shape", {64, 784}}}},
+                 {"batches", 4}};
+  ScenarioOutcome O = findScenario("eval-without-no-grad")->replay(Recipe, Ctx);
+  EXPECT_NE(O.Result, Verdict::NotRun) << O.Reason;
+  ASSERT_TRUE(O.Samples.has_value());
+  EXPECT_GE(O.Samples->Original.size(), 5u);
+  EXPECT_EQ(O.Samples->Original.size(), O.Samples->Fixed.size());
+  EXPECT_TRUE(O.Measurements["same_result"].get<bool>());
+  EXPECT_TRUE(mentions(Ctx.Assumptions, "run on the CPU"));
+  EXPECT_EQ(O.RanOn, "cpu");
+}
+
+TEST(Scenarios, Fp16FlushCountsWhatRoundsToZero) {
+  // 1e-9 and 1e-10 are below fp16's smallest subnormal (about 6e-8); scaled
+  // by 2^16 they are not.
+  Fp16Flush Count = fp16Flush(
+      {torch::tensor({1e-9, 1e-3, 0.0}), torch::tensor({-1e-10})}, 65536.0);
+  EXPECT_EQ(Count.Nonzero, 3);
+  EXPECT_EQ(Count.Flushed, 2);
+  EXPECT_EQ(Count.FlushedScaled, 0);
+}
+
+TEST(Scenarios, LossScalingRunsOnTheCpu) {
+  ReplayContext Ctx = cpuContext();
+  json Recipe = {{"scenario", "fp16-loss-scaling"}, {"module", Mlp}};
+  ScenarioOutcome O = findScenario("fp16-loss-scaling")->replay(Recipe, Ctx);
+  ASSERT_NE(O.Result, Verdict::NotRun) << O.Reason;
+  EXPECT_GT(O.Measurements["nonzero_gradients"].get<int64_t>(), 0);
+  EXPECT_LE(O.Measurements["flushed_fraction_scaled"].get<double>(),
+            O.Measurements["flushed_fraction"].get<double>());
+  EXPECT_EQ(O.RanOn, "cpu");
+}
+
+TEST(Scenarios, NullRecipeFieldsMeanUnknownNotACrash) {
+  Environment Env;
+  Env.Device = c10::Device("cpu");
+  Env.CudaUnusable = "the replay was asked to run on cpu";
+  ReplayItem NoScenario;
+  NoScenario.Recipe = {{"scenario", nullptr}};
+  EXPECT_EQ(replayItem(NoScenario, Env, ReplayOptions()).Outcome.Reason,
+            "the recipe names no scenario");
+
+  ReplayContext Ctx = cpuContext();
+  json Recipe = {{"scenario", "dataloader-workers"},
+                 {"dataset", nullptr},
+                 {"batch_size", nullptr},
+                 {"suggested_workers", nullptr},
+                 {"sample_io_us", 500}};
+  ScenarioOutcome O = findScenario("dataloader-workers")->replay(Recipe, Ctx);
+  EXPECT_NE(O.Result, Verdict::NotRun) << O.Reason;
+  EXPECT_TRUE(mentions(Ctx.Assumptions, "the batch size is not known"));
+}
+
+TEST(Scenarios, AFixThatComputesSomethingElseGetsNoSpeedVerdict) {
+  ReplayContext Ctx = cpuContext();
+  ScenarioOutcome O = compareSpeed(
+      Ctx, c10::Device("cpu"), [] { return torch::ones({4}); },
+      [] { return torch::zeros({4}); }, toleranceFor(c10::ScalarType::Float));
+  EXPECT_EQ(O.Result, Verdict::NotRun);
+  EXPECT_FALSE(O.Measurements["same_result"].get<bool>());
+  EXPECT_EQ(O.Measurements["max_abs_difference"].get<double>(), 1.0);
+  EXPECT_NE(O.Reason.find("differs"), std::string::npos);
+}
+
+TEST(Scenarios, GlobalSwitchesAreRestoredEvenWhenAReplayThrows) {
+  bool Benchmark = at::globalContext().benchmarkCuDNN();
+  AutocastState Cpu = autocastState(c10::DeviceType::CPU);
+  try {
+    GlobalStateGuard Guard;
+    at::globalContext().setBenchmarkCuDNN(!Benchmark);
+    setAutocast(c10::DeviceType::CPU, !Cpu.Enabled, c10::ScalarType::BFloat16);
+    throw std::runtime_error("out of memory");
+  } catch (const std::runtime_error &) {
+  }
+  EXPECT_EQ(at::globalContext().benchmarkCuDNN(), Benchmark);
+  EXPECT_EQ(autocastState(c10::DeviceType::CPU).Enabled, Cpu.Enabled);
+  EXPECT_EQ(autocastState(c10::DeviceType::CPU).Type, Cpu.Type);
+}
+
+namespace {
+
+struct CliRun {
+  int Status;
+  std::string Output;
+};
+
+CliRun run(const std::string &Arguments) {
+  std::string Command =
+      std::string(TORCHLINT_REPLAY_BINARY) + " " + Arguments + " 2>&1";
+  FILE *Pipe = popen(Command.c_str(), "r");
+  std::string Output;
+  std::array<char, 4096> Buffer;
+  while (size_t N = fread(Buffer.data(), 1, Buffer.size(), Pipe))
+    Output.append(Buffer.data(), N);
+  int Status = pclose(Pipe);
+  return {WIFEXITED(Status) ? WEXITSTATUS(Status) : -1, Output};
+}
+
+const std::string SarifLog = TORCHLINT_RUNTIME_TEST_DATA "/findings.sarif";
+
+} // namespace
+
+TEST(Isolation, AVariantRunsInAProcessOfItsOwn) {
+  ReplayContext Ctx = cpuContext();
+  Ctx.Device = c10::Device("cpu");
+  Ctx.Executable = TORCHLINT_REPLAY_BINARY;
+  json Recipe = {{"scenario", "cudnn-benchmark"},
+                 {"module",
+                  {{"type", "Sequential"},
+                   {"submodules",
+                    {{{"type", "Conv2d"}, {"args", {3, 8, 3}}},
+                     {{"type", "ReLU"}, {"args", json::array()}}}}}},
+                 {"input", {{"shape", {4, 3, 16, 16}}}}};
+  ChildSamples Original = timeInChild(Ctx, "cudnn-benchmark", false, Recipe);
+  ChildSamples Fixed = timeInChild(Ctx, "cudnn-benchmark", true, Recipe);
+  EXPECT_GE(Original.Seconds.size(), Ctx.Timing.MinRepeats);
+  EXPECT_LE(Original.Seconds.size(), Ctx.Timing.MaxRepeats);
+  EXPECT_EQ(Original.Clock, "steady-clock");
+  // The first training step's loss, the same in both processes.
+  EXPECT_EQ(Original.Result.dim(), 0);
+  EXPECT_DOUBLE_EQ(Original.Result.item<double>(), Fixed.Result.item<double>());
+
+  try {
+    timeInChild(Ctx, "sync-in-loop", false, Recipe);
+    FAIL() << "a scenario without isolated variants ran in a child";
+  } catch (const std::runtime_error &E) {
+    EXPECT_NE(std::string(E.what()).find("does not run its variants apart"),
+              std::string::npos)
+        << E.what();
+  }
+}
+
+TEST(ReplayCli, ReplaysTheSelectedFindingsIntoACopyOfTheLog) {
+  if (torch::cuda::is_available())
+    GTEST_SKIP() << "checks the CPU-only diagnosis";
+  std::string Out = ::testing::TempDir() + "/replayed.sarif";
+  CliRun R =
+      run(SarifLog + " -o " + Out +
+          " --checks='-*,torch-unchecked-cuda,torch-cpu-tensor-then-moved'"
+          " --repeats 5 --budget-seconds 1");
+  ASSERT_EQ(R.Status, 0) << R.Output;
+  EXPECT_NE(R.Output.find("CPU-only build"), std::string::npos) << R.Output;
+  EXPECT_NE(R.Output.find("GPU scenarios are not run"), std::string::npos);
+  std::ifstream In(Out);
+  json Log = json::parse(In);
+  size_t Replayed = 0;
+  for (const json &Result : Log["runs"][0]["results"]) {
+    bool Has = Result.contains("properties") &&
+               Result["properties"].contains("replay");
+    std::string Rule = Result["ruleId"];
+    if (Rule != "torch-cpu-tensor-then-moved") {
+      EXPECT_FALSE(Has) << Rule;
+      continue;
+    }
+    ASSERT_TRUE(Has);
+    ++Replayed;
+    const json &Replay = Result["properties"]["replay"];
+    EXPECT_EQ(Replay["verdict"], "not-run");
+    EXPECT_EQ(Replay["environment"]["libtorch"].get<std::string>().substr(0, 1),
+              std::string(TORCH_VERSION).substr(0, 1));
+    EXPECT_NE(Result["message"]["text"].get<std::string>().find(
+                  "[replay: not-run, needs a CUDA device"),
+              std::string::npos);
+  }
+  EXPECT_GT(Replayed, 0u);
+  std::remove(Out.c_str());
+}
+
+TEST(ReplayCli, BadUseIsOneClearErrorAndTheInputIsNeverOverwritten) {
+  CliRun Same = run(SarifLog + " -o " + SarifLog);
+  EXPECT_EQ(Same.Status, 2);
+  EXPECT_NE(Same.Output.find("is the log being read"), std::string::npos);
+
+  CliRun Missing = run("/nonexistent.sarif");
+  EXPECT_EQ(Missing.Status, 2);
+  EXPECT_NE(Missing.Output.find("/nonexistent.sarif: cannot be read"),
+            std::string::npos);
+
+  CliRun Device = run(SarifLog + " --device warp:9");
+  EXPECT_EQ(Device.Status, 2);
+  EXPECT_NE(Device.Output.find("'warp:9' is not a device"), std::string::npos);
+
+  CliRun Option = run("--repeats zero " + SarifLog);
+  EXPECT_EQ(Option.Status, 2);
+  EXPECT_NE(Option.Output.find("--repeats needs a positive number"),
+            std::string::npos);
+}
