@@ -44,8 +44,8 @@ run() {
     { tail -30 "$out/configure.log"; exit 1; }
   cmake --build "$build" --parallel "$(nproc)" >"$out/build.log" 2>&1 ||
     { tail -30 "$out/build.log"; exit 1; }
-  "$build/doctor/torchlint-doctor" | tee "$out/doctor.txt" || true
-  "$build/replay/torchlint-replay" "$carry/test-inputs.sarif" \
+  "$build/bin/torchlint-doctor" | tee "$out/doctor.txt" || true
+  "$build/bin/torchlint-replay" "$carry/test-inputs.sarif" \
     -o "$out/replayed.sarif" ${REPLAY_ARGS:-} | tee "$out/replay.txt"
   python3 "$root/bench/replay-table.py" "$out/replayed.sarif" \
     >"$out/replay-results.md"

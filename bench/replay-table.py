@@ -23,18 +23,19 @@ def main(path):
             detail = ("%.2fx [%.2f, %.2f]" % (speed["ratio"], speed["low"],
                                               speed["high"])
                       if speed else replay.get("reason", ""))
-            rows.append((place, result.get("ruleId", ""), replay["verdict"],
-                         detail.replace("|", "\\|")))
+            ran_on = replay.get("environment", {}).get("deviceName", "")
+            if replay["verdict"] == "not-run":
+                ran_on = "-"
+            rows.append((place, result.get("ruleId", ""), ran_on,
+                         replay["verdict"], detail.replace("|", "\\|")))
     if env:
-        print("Device: %s (%s); libtorch %s; CUDA %s\n" % (
-            env.get("deviceName"), env.get("device"), env.get("libtorch"),
-            env.get("cuda")))
-    print("| finding | rule | verdict | speed-up [95% CI] / reason |")
-    print("|---|---|---|---|")
+        print("libtorch %s; CUDA %s\n" % (env.get("libtorch"), env.get("cuda")))
+    print("| finding | rule | ran on | verdict | speed-up [95% CI] / reason |")
+    print("|---|---|---|---|---|")
     for row in rows:
-        print("| %s | %s | %s | %s |" % row)
+        print("| %s | %s | %s | %s | %s |" % row)
     print()
-    for verdict, count in sorted(collections.Counter(r[2] for r in rows).items()):
+    for verdict, count in sorted(collections.Counter(r[3] for r in rows).items()):
         print("- %s: %d" % (verdict, count))
 
 
