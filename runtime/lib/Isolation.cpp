@@ -22,10 +22,6 @@ std::string quoted(const std::string &Text) {
   return Out + "'";
 }
 
-std::string firstLine(const std::string &Text) {
-  return Text.substr(0, Text.find('\n'));
-}
-
 } // namespace
 
 ChildSamples timeInChild(const ReplayContext &Ctx, const std::string &Scenario,

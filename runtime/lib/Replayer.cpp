@@ -64,10 +64,6 @@ Environment probeEnvironment(const std::string &DeviceSpec) {
 
 namespace {
 
-std::string firstLine(const std::string &Text) {
-  return Text.substr(0, Text.find('\n'));
-}
-
 bool outOfMemory(const std::string &Message) {
   return Message.find("out of memory") != std::string::npos ||
          Message.find("Out of memory") != std::string::npos;

@@ -61,6 +61,11 @@ struct ScenarioOutcome {
   }
 };
 
+/// The first line of an error message, for reasons and reports.
+inline std::string firstLine(const std::string &Text) {
+  return Text.substr(0, Text.find('\n'));
+}
+
 /// A recipe's fields, where null (unknown) or a wrong type means Default.
 std::string recipeString(const nlohmann::json &Recipe, const char *Key,
                          const std::string &Default = "");

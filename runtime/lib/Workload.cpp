@@ -79,6 +79,16 @@ torch::Tensor Workload::target(const c10::Device &Device) const {
   return torch::randn(OutputShape).to(Device);
 }
 
+Trainer Workload::trainer(const c10::Device &Device) const {
+  Trainer T;
+  T.Model = model(Device);
+  T.Optimizer = std::make_shared<torch::optim::SGD>(
+      T.Model->parameters(), torch::optim::SGDOptions(0.01));
+  T.Input = input(Device);
+  T.Target = target(Device);
+  return T;
+}
+
 torch::Tensor trainingStep(torch::nn::Sequential &Model,
                            torch::optim::Optimizer &Optimizer,
                            const torch::Tensor &Input,
@@ -126,18 +136,27 @@ ScenarioOutcome compareSpeed(ReplayContext &Ctx, const c10::Device &Device,
                              const std::function<torch::Tensor()> &Original,
                              const std::function<torch::Tensor()> &Fixed,
                              Tolerance T) {
-  ScenarioOutcome Outcome;
-  Outcome.RanOn = Device.str();
   // The same random stream for both, should the work draw numbers.
   torch::manual_seed(InputSeed + 2);
   torch::Tensor OriginalResult = Original();
   torch::manual_seed(InputSeed + 2);
   torch::Tensor FixedResult = Fixed();
+  return judgeSpeed(
+      timeAlternately(
+          Device, [&] { Original(); }, [&] { Fixed(); }, Ctx.Timing),
+      OriginalResult, FixedResult, T, Device);
+}
+
+ScenarioOutcome judgeSpeed(TimedSamples Samples,
+                           const torch::Tensor &OriginalResult,
+                           const torch::Tensor &FixedResult, Tolerance T,
+                           const c10::Device &RanOn) {
+  ScenarioOutcome Outcome;
+  Outcome.RanOn = RanOn.str();
   Outcome.Measurements["same_result"] =
       sameResult(OriginalResult, FixedResult, T, Outcome.Measurements);
-  Outcome.Samples = timeAlternately(
-      Device, [&] { Original(); }, [&] { Fixed(); }, Ctx.Timing);
-  Outcome.Ratio = speedUp(Outcome.Samples->Original, Outcome.Samples->Fixed);
+  Outcome.Ratio = speedUp(Samples.Original, Samples.Fixed);
+  Outcome.Samples = std::move(Samples);
   Outcome.Result = speedVerdict(*Outcome.Ratio);
   if (!Outcome.Measurements["same_result"].get<bool>()) {
     // Faster at computing something else is no evidence for the fix.

@@ -19,6 +19,15 @@
 
 namespace torchlint::replay {
 
+/// What a training-step variant holds: a fresh model on a device with its
+/// SGD optimizer (learning rate 0.01), and the workload's input and target.
+struct Trainer {
+  torch::nn::Sequential Model;
+  std::shared_ptr<torch::optim::SGD> Optimizer;
+  torch::Tensor Input;
+  torch::Tensor Target;
+};
+
 class Workload {
 public:
   /// The recipe's "module", and its input: "input" or "tensor". The batch
@@ -33,6 +42,8 @@ public:
   torch::Tensor input(const c10::Device &Device) const;
   /// A regression target shaped like the model's output.
   torch::Tensor target(const c10::Device &Device) const;
+  /// model(), input() and target() on Device, with an optimizer.
+  Trainer trainer(const c10::Device &Device) const;
 
   int64_t batchSize() const { return BatchSize; }
   const BuiltModel &layout() const { return Layout; }
@@ -65,6 +76,13 @@ Tolerance toleranceFor(c10::ScalarType Type);
 /// tolerance in Measurements.
 bool sameResult(const torch::Tensor &A, const torch::Tensor &B, Tolerance T,
                 nlohmann::json &Measurements);
+
+/// The outcome of timed samples whose variants computed OriginalResult and
+/// FixedResult: the speed verdict, or none when the results differ.
+ScenarioOutcome judgeSpeed(TimedSamples Samples,
+                           const torch::Tensor &OriginalResult,
+                           const torch::Tensor &FixedResult, Tolerance T,
+                           const c10::Device &RanOn);
 
 /// Runs each variant once and compares their results, then times them on
 /// Device and reads the verdict from the speed-up's interval. A variant

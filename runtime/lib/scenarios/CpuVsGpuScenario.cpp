@@ -23,14 +23,10 @@ public:
     Ctx.assume("one training step (forward, mean squared error, backward, "
                "SGD step) is timed on each device");
     auto Variant = [&W](const c10::Device &Device) {
-      auto Model = W.model(Device);
-      auto Optimizer = std::make_shared<torch::optim::SGD>(
-          Model->parameters(), torch::optim::SGDOptions(0.01));
-      torch::Tensor Input = W.input(Device), Target = W.target(Device);
-      return [=]() mutable {
-        trainingStep(Model, *Optimizer, Input, Target);
+      return [T = W.trainer(Device)]() mutable {
+        trainingStep(T.Model, *T.Optimizer, T.Input, T.Target);
         // The result compared: the updated weights of the first layer.
-        return Model->parameters().front().detach();
+        return T.Model->parameters().front().detach();
       };
     };
     // The CPU side's timing is synchronous; timing on the GPU device also

@@ -36,35 +36,19 @@ public:
     Child.Timing = Half;
     ChildSamples Original = timeInChild(Child, id(), false, Recipe);
     ChildSamples Fixed = timeInChild(Child, id(), true, Recipe);
-    ScenarioOutcome Outcome;
-    Outcome.RanOn = Ctx.Device.str();
-    Outcome.Measurements["same_result"] =
-        sameResult(Original.Result, Fixed.Result,
-                   toleranceFor(c10::ScalarType::Float), Outcome.Measurements);
-    Outcome.Samples =
-        TimedSamples{Original.Seconds, Fixed.Seconds, Original.Clock};
-    Outcome.Ratio = speedUp(Original.Seconds, Fixed.Seconds);
-    Outcome.Result = speedVerdict(*Outcome.Ratio);
-    if (!Outcome.Measurements["same_result"].get<bool>()) {
-      Outcome.Result = Verdict::NotRun;
-      Outcome.Reason = "the fixed variant's result differs from the "
-                       "original's beyond the tolerance; no speed verdict "
-                       "is given";
-    }
-    return Outcome;
+    return judgeSpeed(
+        TimedSamples{Original.Seconds, Fixed.Seconds, Original.Clock},
+        Original.Result, Fixed.Result, toleranceFor(c10::ScalarType::Float),
+        Ctx.Device);
   }
 
   std::function<torch::Tensor()> isolatedVariant(const nlohmann::json &Recipe,
                                                  ReplayContext &Ctx,
                                                  bool Fixed) const override {
     Workload W = Workload::fromRecipe(Recipe, Ctx);
-    auto Model = W.model(Ctx.Device);
-    auto Optimizer = std::make_shared<torch::optim::SGD>(
-        Model->parameters(), torch::optim::SGDOptions(0.01));
-    torch::Tensor Input = W.input(Ctx.Device), Target = W.target(Ctx.Device);
     at::globalContext().setBenchmarkCuDNN(Fixed);
-    return [=]() mutable {
-      return trainingStep(Model, *Optimizer, Input, Target);
+    return [T = W.trainer(Ctx.Device)]() mutable {
+      return trainingStep(T.Model, *T.Optimizer, T.Input, T.Target);
     };
   }
 };

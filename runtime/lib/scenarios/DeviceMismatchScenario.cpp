@@ -11,10 +11,6 @@
 namespace torchlint::replay {
 namespace {
 
-std::string firstLine(const std::string &Text) {
-  return Text.substr(0, Text.find('\n'));
-}
-
 class DeviceMismatchScenario : public Scenario {
 public:
   const char *id() const override { return "device-mismatch"; }

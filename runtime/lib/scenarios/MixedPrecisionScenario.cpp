@@ -33,27 +33,23 @@ public:
     // Two comparisons share the finding's budget.
     Ctx.Timing.BudgetSeconds /= 2;
     auto Variant = [&](Precision P) {
-      auto Model = W.model(Ctx.Device);
-      auto Optimizer = std::make_shared<torch::optim::SGD>(
-          Model->parameters(), torch::optim::SGDOptions(0.01));
-      torch::Tensor Input = W.input(Ctx.Device), Target = W.target(Ctx.Device);
-      return [=]() mutable {
+      return [=, T = W.trainer(Ctx.Device)]() mutable {
         bool Tf32 = P == Precision::TensorFloat32;
         at::globalContext().setAllowTF32CuBLAS(Tf32 || CublasTf32);
         at::globalContext().setAllowTF32CuDNN(Tf32 || CudnnTf32);
         if (P != Precision::BFloat16Autocast)
-          return trainingStep(Model, *Optimizer, Input, Target);
+          return trainingStep(T.Model, *T.Optimizer, T.Input, T.Target);
         // Forward and loss under autocast, backward and step outside it.
-        Optimizer->zero_grad();
+        T.Optimizer->zero_grad();
         torch::Tensor Loss;
         {
           AutocastScope Autocast(c10::DeviceType::CUDA,
                                  c10::ScalarType::BFloat16);
-          Loss =
-              torch::mse_loss(Model->forward(Input).to(torch::kFloat), Target);
+          Loss = torch::mse_loss(T.Model->forward(T.Input).to(torch::kFloat),
+                                 T.Target);
         }
         Loss.backward();
-        Optimizer->step();
+        T.Optimizer->step();
         return Loss.detach();
       };
     };

@@ -32,12 +32,8 @@ public:
     // What the program's data source produces each step, in host memory.
     torch::Tensor Source = W.input(torch::kCPU);
     auto Variant = [&](bool Pinned) {
-      auto Model = W.model(Ctx.Device);
-      auto Optimizer = std::make_shared<torch::optim::SGD>(
-          Model->parameters(), torch::optim::SGDOptions(0.01));
-      torch::Tensor Target = W.target(Ctx.Device);
       c10::Device Device = Ctx.Device;
-      return [=]() mutable {
+      return [=, T = W.trainer(Ctx.Device)]() mutable {
         torch::Tensor FirstLoss;
         for (int Step = 0; Step < StepsPerRun; ++Step) {
           torch::Tensor Input;
@@ -49,7 +45,8 @@ public:
             if (Copy == 0)
               Input = OnDevice;
           }
-          torch::Tensor Loss = trainingStep(Model, *Optimizer, Input, Target);
+          torch::Tensor Loss =
+              trainingStep(T.Model, *T.Optimizer, Input, T.Target);
           if (Step == 0)
             FirstLoss = Loss;
         }

@@ -29,16 +29,13 @@ public:
       Ctx.assume("the value steers control flow in the program; deferring "
                  "it, as the replay does, may need the logic changed");
     auto Variant = [&](bool SyncEachStep) {
-      auto Model = W.model(Ctx.Device);
-      auto Optimizer = std::make_shared<torch::optim::SGD>(
-          Model->parameters(), torch::optim::SGDOptions(0.01));
-      torch::Tensor Input = W.input(Ctx.Device), Target = W.target(Ctx.Device);
-      return [=]() mutable {
+      return [=, T = W.trainer(Ctx.Device)]() mutable {
         double HostTotal = 0;
         torch::Tensor DeviceTotal =
-            torch::zeros({}, Input.options().dtype(torch::kFloat));
+            torch::zeros({}, T.Input.options().dtype(torch::kFloat));
         for (int Step = 0; Step < StepsPerRun; ++Step) {
-          torch::Tensor Loss = trainingStep(Model, *Optimizer, Input, Target);
+          torch::Tensor Loss =
+              trainingStep(T.Model, *T.Optimizer, T.Input, T.Target);
           if (SyncEachStep)
             HostTotal += Loss.item<double>();
           else
