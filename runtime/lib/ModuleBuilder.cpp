@@ -13,11 +13,31 @@ std::vector<int64_t> knownShape(const json &TensorRecipe) {
       !TensorRecipe["shape"].is_array() || TensorRecipe["shape"].empty())
     return {};
   std::vector<int64_t> Shape;
+  bool Complete = true;
   for (const json &Dim : TensorRecipe["shape"]) {
+    if (Dim.is_null()) {
+      Complete = false;
+      continue;
+    }
+    // A recipe written by hand, or damaged: refused, not guessed around.
     if (!Dim.is_number_integer() || Dim.get<int64_t>() <= 0)
-      return {};
+      throw std::invalid_argument("the recipe's shape " +
+                                  TensorRecipe["shape"].dump() +
+                                  " is not a tensor shape");
     Shape.push_back(Dim.get<int64_t>());
   }
+  if (!Complete)
+    return {};
+  double Elements = 1;
+  for (int64_t Dim : Shape)
+    Elements *= static_cast<double>(Dim);
+  if (Elements > MaxReplayElements)
+    throw std::invalid_argument(
+        "the recipe's shape " + TensorRecipe["shape"].dump() + " holds " +
+        std::to_string(static_cast<long long>(Elements / 1e9)) +
+        " billion elements; the replay allocates at most " +
+        std::to_string(static_cast<long long>(MaxReplayElements / 1e9)) +
+        " billion per tensor");
   return Shape;
 }
 

@@ -42,7 +42,12 @@ BuiltModel buildModel(const nlohmann::json &ModuleRecipe,
                       const nlohmann::json &InputRecipe,
                       std::vector<std::string> &Assumptions);
 
-/// The shape of a tensor recipe when every dimension is a known integer.
+/// No replayed tensor holds more elements (16 GiB in fp32).
+constexpr double MaxReplayElements = 4e9;
+
+/// The shape of a tensor recipe when every dimension is a known integer,
+/// else empty. Throws std::invalid_argument for a dimension that is not a
+/// positive integer, or a tensor over MaxReplayElements.
 std::vector<int64_t> knownShape(const nlohmann::json &TensorRecipe);
 
 /// The dtype a recipe names ("float32", "bfloat16", ...), or Default.

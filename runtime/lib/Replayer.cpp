@@ -65,8 +65,11 @@ Environment probeEnvironment(const std::string &DeviceSpec) {
 namespace {
 
 bool outOfMemory(const std::string &Message) {
-  return Message.find("out of memory") != std::string::npos ||
-         Message.find("Out of memory") != std::string::npos;
+  for (const char *Sign :
+       {"out of memory", "Out of memory", "can't allocate memory"})
+    if (Message.find(Sign) != std::string::npos)
+      return true;
+  return false;
 }
 
 } // namespace

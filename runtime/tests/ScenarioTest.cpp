@@ -383,3 +383,54 @@ TEST(ReplayCli, BadUseIsOneClearErrorAndTheInputIsNeverOverwritten) {
   EXPECT_NE(Option.Output.find("--repeats needs a positive number"),
             std::string::npos);
 }
+
+TEST(ReplayCli, NonsenseRecipesAreNotRunAndTheRestIsStillReplayed) {
+  auto Result = [](const char *Rule, int Line, json Recipe) {
+    return json{{"ruleId", Rule},
+                {"message", {{"text", "finding"}}},
+                {"locations",
+                 {{{"physicalLocation",
+                    {{"artifactLocation", {{"uri", "train.cpp"}}},
+                     {"region", {{"startLine", Line}}}}}}}},
+                {"properties", {{"replayRecipe", Recipe}}}};
+  };
+  json Eval = {{"scenario", "eval-without-no-grad"},
+               {"module", {{"type", "Linear"}, {"args", {16, 4}}}},
+               {"input", {{"shape", {8, 16}}}},
+               {"batches", 2}};
+  json Negative = Eval;
+  Negative["input"]["shape"] = {-3, 16};
+  json Huge = Eval;
+  Huge["input"]["shape"] = {1000000, 1000000};
+  json Log = {{"version", "2.1.0"},
+              {"runs",
+               {{{"tool", {{"driver", {{"name", "torchlint"}}}}},
+                 {"results",
+                  {Result("torch-eval-without-no-grad", 1, Negative),
+                   Result("torch-eval-without-no-grad", 2, Huge),
+                   Result("torch-eval-without-no-grad", 3, Eval),
+                   Result("torch-eval-without-no-grad", 4, "nonsense")}}}}}};
+  std::string In = ::testing::TempDir() + "/nonsense.sarif";
+  std::string Out = ::testing::TempDir() + "/nonsense.replayed.sarif";
+  std::ofstream(In) << Log.dump();
+  CliRun R = run(In + " -o " + Out + " --repeats 5 --budget-seconds 1");
+  ASSERT_EQ(R.Status, 0) << R.Output;
+  json Written = json::parse(std::ifstream(Out));
+  const json &Results = Written["runs"][0]["results"];
+  ASSERT_EQ(Results.size(), 4u);
+  const json &First = Results[0]["properties"]["replay"];
+  EXPECT_EQ(First["verdict"], "not-run");
+  EXPECT_NE(First["reason"].get<std::string>().find("is not a tensor shape"),
+            std::string::npos)
+      << First["reason"];
+  const json &Second = Results[1]["properties"]["replay"];
+  EXPECT_EQ(Second["verdict"], "not-run");
+  EXPECT_NE(Second["reason"].get<std::string>().find("billion elements"),
+            std::string::npos)
+      << Second["reason"];
+  EXPECT_NE(Results[2]["properties"]["replay"]["verdict"], "not-run");
+  // A recipe that is not even an object is no replay item.
+  EXPECT_FALSE(Results[3]["properties"].contains("replay"));
+  std::remove(In.c_str());
+  std::remove(Out.c_str());
+}
