@@ -74,4 +74,44 @@ nlohmann::json toJson(const Finding &F) {
   return J;
 }
 
+static Span spanFromJson(const nlohmann::json &J) {
+  Span S;
+  S.File = J.at("file").get<std::string>();
+  S.Begin = {J.at("offset").get<unsigned>(), J.at("line").get<unsigned>(),
+             J.at("column").get<unsigned>()};
+  S.End = {J.at("endOffset").get<unsigned>(), J.at("endLine").get<unsigned>(),
+           J.at("endColumn").get<unsigned>()};
+  return S;
+}
+
+static std::vector<Note> notesFromJson(const nlohmann::json &List) {
+  std::vector<Note> Notes;
+  for (const nlohmann::json &N :
+       List.get_ref<const nlohmann::json::array_t &>())
+    Notes.push_back({spanFromJson(N), N.at("message").get<std::string>()});
+  return Notes;
+}
+
+Finding findingFromJson(const nlohmann::json &J) {
+  Finding F;
+  F.Where = spanFromJson(J);
+  F.RuleId = J.at("rule").get<std::string>();
+  std::optional<Level> Severity = parseLevel(J.at("level").get<std::string>());
+  if (!Severity)
+    throw nlohmann::json::other_error::create(501, "unknown level", &J);
+  F.Severity = *Severity;
+  F.Message = J.at("message").get<std::string>();
+  F.Notes = notesFromJson(J.at("notes"));
+  for (const nlohmann::json &X :
+       J.at("fixes").get_ref<const nlohmann::json::array_t &>())
+    F.FixIts.push_back({X.at("file").get<std::string>(),
+                        X.at("offset").get<unsigned>(),
+                        X.at("length").get<unsigned>(),
+                        X.at("replacement").get<std::string>()});
+  F.Flow = notesFromJson(J.at("flow"));
+  if (J.contains("recipe"))
+    F.Recipe = J.at("recipe");
+  return F;
+}
+
 } // namespace torchlint

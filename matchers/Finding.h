@@ -72,6 +72,9 @@ bool operator==(const Finding &A, const Finding &B);
 
 nlohmann::json toJson(const Finding &F);
 nlohmann::json toJson(const Span &S);
+/// The inverse of toJson(const Finding &); throws nlohmann::json::exception
+/// when J is not such a finding.
+Finding findingFromJson(const nlohmann::json &J);
 
 } // namespace torchlint
 

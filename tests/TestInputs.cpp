@@ -50,8 +50,8 @@ const Generation &generation(const std::string &Name) {
 namespace {
 /// The requirements a program states on a `// torchlint-test:` line.
 bool buildsWith(const std::string &Program, int Major) {
-  std::istringstream In(readFile(
-      (fs::path(testInputsDir()) / (Program + ".cpp")).string()));
+  std::istringstream In(
+      readFile((fs::path(testInputsDir()) / (Program + ".cpp")).string()));
   std::string Line;
   while (std::getline(In, Line))
     if (Line.rfind("// torchlint-test:", 0) == 0 &&
@@ -63,7 +63,8 @@ bool buildsWith(const std::string &Program, int Major) {
 
 std::vector<std::string> programs(int Major) {
   std::vector<std::string> Names;
-  for (const fs::directory_entry &Entry : fs::directory_iterator(testInputsDir())) {
+  for (const fs::directory_entry &Entry :
+       fs::directory_iterator(testInputsDir())) {
     std::string Name = Entry.path().filename().string();
     if (Entry.path().extension() == ".cpp" &&
         Name.find(".fixed.") == std::string::npos &&
@@ -86,7 +87,8 @@ std::vector<std::string> goldens(int Major) {
 std::vector<std::string> cases(bool GoldenOnly) {
   std::vector<std::string> Cases;
   for (const Generation &G : generations())
-    for (const std::string &Name : GoldenOnly ? goldens(G.Major) : programs(G.Major))
+    for (const std::string &Name :
+         GoldenOnly ? goldens(G.Major) : programs(G.Major))
       Cases.push_back(G.Name + "/" + Name);
   return Cases;
 }
@@ -142,19 +144,30 @@ std::string databaseFor(const Generation &G,
   return Path;
 }
 
+std::string cacheDirectory(const Generation &G) {
+  static std::map<std::string, std::string> Directories;
+  auto It = Directories.find(G.Name);
+  if (It == Directories.end())
+    It = Directories.emplace(G.Name, temporaryDirectory()).first;
+  return "--cache-dir=" + It->second;
+}
+
+Analysis analyzeTestInputs(const Generation &G,
+                           const std::string &Acceleration) {
+  std::string Sarif = temporaryDirectory() + "/" + G.Name + ".sarif";
+  Analysis A =
+      analyze({"--format=json", "-j", "2", "--quiet", Acceleration,
+               "--export-sarif=" + Sarif,
+               std::string("--sarif-category=") + SarifCategory, G.Database});
+  A.Sarif = Sarif;
+  return A;
+}
+
 const Analysis &originals(const Generation &G) {
   static std::map<std::string, Analysis> Runs;
   auto It = Runs.find(G.Name);
-  if (It == Runs.end()) {
-    std::string Sarif = temporaryDirectory() + "/" + G.Name + ".sarif";
-    It = Runs.emplace(G.Name,
-                      analyze({"--format=json", "-j", "2", "--quiet",
-                               "--export-sarif=" + Sarif,
-                               std::string("--sarif-category=") + SarifCategory,
-                               G.Database}))
-             .first;
-    It->second.Sarif = Sarif;
-  }
+  if (It == Runs.end())
+    It = Runs.emplace(G.Name, analyzeTestInputs(G, cacheDirectory(G))).first;
   return It->second;
 }
 
@@ -171,7 +184,7 @@ const FixRun &fixedCopies(const Generation &G) {
   std::string Database =
       databaseFor(G, goldens(G.Major), Result.Directory, false);
   Result.Run = run(torchlintBinary(), {"--fix", "--format=json", "-j", "2",
-                                       "--quiet", Database});
+                                       "--quiet", cacheDirectory(G), Database});
   return Runs.emplace(G.Name, std::move(Result)).first->second;
 }
 
@@ -183,7 +196,8 @@ const Analysis &goldenAnalysis(const Generation &G) {
   std::string Database =
       databaseFor(G, goldens(G.Major), temporaryDirectory(), true);
   return Runs
-      .emplace(G.Name, analyze({"--format=json", "-j", "2", "--quiet", Database}))
+      .emplace(G.Name, analyze({"--format=json", "-j", "2", "--quiet",
+                                cacheDirectory(G), Database}))
       .first->second;
 }
 

@@ -1,4 +1,5 @@
-//===--- TestInputs.h - The test-inputs project, as the tests see it -*- C++ -*-//
+//===--- TestInputs.h - The test-inputs project, as the tests see it -*- C++
+//-*-//
 //
 // The generations of libtorch headers the tests analyze against, the programs
 // each builds, their annotations, and the analyzer runs over them, made once
@@ -74,7 +75,13 @@ std::string dataDatabase(const std::vector<std::string> &Files);
 /// The category the specification runs give their SARIF logs.
 inline constexpr const char *SarifCategory = "torchlint/test-inputs";
 
-/// The CLI over every program of G, also exporting a SARIF log.
+/// "--cache-dir=DIR": the one cache of this test process's runs against G.
+std::string cacheDirectory(const Generation &G);
+/// The CLI over every program of G with the given acceleration option (a
+/// --cache-dir, or --no-cache), also exporting a SARIF log.
+Analysis analyzeTestInputs(const Generation &G,
+                           const std::string &Acceleration);
+/// analyzeTestInputs() with G's cache, run once: a cold run of the cache.
 const Analysis &originals(const Generation &G);
 
 struct FixRun {

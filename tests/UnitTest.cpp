@@ -1,10 +1,13 @@
 //===--- UnitTest.cpp - The CLI's pieces, without parsing C++ -------------===//
 
+#include "CacheDirectory.h"
 #include "CheckGlob.h"
 #include "CompileDatabase.h"
 #include "Configuration.h"
+#include "FileStamps.h"
 #include "Fingerprint.h"
 #include "FixApplier.h"
+#include "PrecompiledPrefix.h"
 #include "RuleDocs.h"
 #include "SarifMerge.h"
 #include "Sharding.h"
@@ -290,11 +293,11 @@ TEST(Sharding, EveryEntryInExactlyOneBalancedShard) {
     }
     Loads.push_back(Load);
     // In database order, and the same on every call.
-    EXPECT_TRUE(std::is_sorted(Part.begin(), Part.end(),
-                               [](const CompileEntry &A, const CompileEntry &B) {
-                                 return std::stoi(A.File.substr(4)) <
-                                        std::stoi(B.File.substr(4));
-                               }));
+    EXPECT_TRUE(std::is_sorted(
+        Part.begin(), Part.end(),
+        [](const CompileEntry &A, const CompileEntry &B) {
+          return std::stoi(A.File.substr(4)) < std::stoi(B.File.substr(4));
+        }));
     std::vector<CompileEntry> Again = entriesOfShard(Entries, {K, 3}, SizeOf);
     ASSERT_EQ(Again.size(), Part.size());
     for (size_t I = 0; I < Part.size(); ++I)
@@ -370,9 +373,9 @@ TEST(Merge, OneRunEachResultOnceInvocationsKept) {
   const nlohmann::json &Run = (*Merged)["runs"][0];
   ASSERT_EQ(Run["results"].size(), 3u);
   for (const nlohmann::json &Result : Run["results"])
-    EXPECT_EQ(Run["tool"]["driver"]["rules"][Result["ruleIndex"].get<size_t>()]
-                 ["id"],
-              Result["ruleId"]);
+    EXPECT_EQ(
+        Run["tool"]["driver"]["rules"][Result["ruleIndex"].get<size_t>()]["id"],
+        Result["ruleId"]);
   EXPECT_EQ(Run["tool"]["driver"]["rules"].size(), 3u);
   EXPECT_EQ(Run["invocations"].size(), 2u);
   EXPECT_EQ(Run["invocations"][1]["executionSuccessful"], false);
@@ -457,6 +460,93 @@ TEST(RuleDocs, MarkdownToText) {
             "torch-x\n\nLevel: error, code and a link (docs/a.md)\nint x;");
   EXPECT_FALSE(ruleDocMarkdown("torch-device-mismatch").empty());
   EXPECT_TRUE(ruleDocMarkdown("no-such-rule").empty());
+}
+
+TEST(PrecompiledPrefix, LeadingAngleIncludesUpToTheLastLibtorchOne) {
+  EXPECT_EQ(libtorchIncludePrefix("// A model.\n"
+                                  "/* licence\n   text */\n"
+                                  "#include <vector>\n"
+                                  "#include <torch/torch.h>  // the API\n"
+                                  "#  include <ATen/ATen.h>\n"
+                                  "#include <iostream>\n"
+                                  "int main() {}\n"),
+            "#include <vector>\n#include <torch/torch.h>\n"
+            "#include <ATen/ATen.h>\n");
+  // What comes after the first line that is not an angle include is the
+  // user's: a macro could change what the headers mean.
+  EXPECT_EQ(libtorchIncludePrefix("#define NDEBUG\n#include <torch/torch.h>\n"),
+            "");
+  EXPECT_EQ(libtorchIncludePrefix("#include \"model.h\"\n"
+                                  "#include <torch/torch.h>\n"),
+            "");
+  EXPECT_EQ(libtorchIncludePrefix("#include <torch/torch.h>\n"
+                                  "#include \"model.h\"\n"
+                                  "#include <c10/core/Device.h>\n"),
+            "#include <torch/torch.h>\n");
+  EXPECT_EQ(libtorchIncludePrefix("#include <vector>\n#include <string>\n"),
+            "");
+  EXPECT_EQ(libtorchIncludePrefix("#include <torch/torch.h> int x;\n"), "");
+  EXPECT_EQ(libtorchIncludePrefix("#if 1\n#include <torch/torch.h>\n#endif\n"),
+            "");
+  EXPECT_EQ(libtorchIncludePrefix("#include <torch/torch.h>\r\n"),
+            "#include <torch/torch.h>\n");
+  EXPECT_EQ(libtorchIncludePrefix(""), "");
+}
+
+TEST(CacheDirectory, KeysChangeWithEveryPiece) {
+  std::string Key = CacheDirectory::keyOf({"a", "bc"});
+  EXPECT_EQ(Key.size(), 32u);
+  EXPECT_EQ(Key, CacheDirectory::keyOf({"a", "bc"}));
+  EXPECT_NE(Key, CacheDirectory::keyOf({"ab", "c"}));
+  EXPECT_NE(Key, CacheDirectory::keyOf({"a", "bc", ""}));
+}
+
+TEST(CacheDirectory, TrimRemovesLeastRecentlyUsedEntriesWhole) {
+  std::string Root = testing::TempDir() + "torchlint-trim";
+  fs::remove_all(Root);
+  CacheDirectory Cache(Root, /*MaxBytes=*/2500);
+  auto Fill = [&](const std::string &Key, int Seconds) {
+    for (const char *Suffix : {".json", ".pch"}) {
+      std::string Path = Cache.pathFor("pch", Key, Suffix);
+      std::ofstream(Path) << std::string(600, 'x');
+      auto When =
+          fs::file_time_type::clock::now() - std::chrono::seconds(Seconds);
+      fs::last_write_time(Path, When);
+    }
+  };
+  Fill("aa01", 300);
+  Fill("bb02", 100);
+  Fill("cc03", 200);
+  Cache.trim();
+  EXPECT_FALSE(fs::exists(Cache.pathFor("pch", "aa01", ".json")));
+  EXPECT_FALSE(fs::exists(Cache.pathFor("pch", "aa01", ".pch")));
+  EXPECT_TRUE(fs::exists(Cache.pathFor("pch", "bb02", ".pch")));
+  EXPECT_TRUE(fs::exists(Cache.pathFor("pch", "cc03", ".pch")));
+
+  std::string Problem;
+  std::ofstream(Cache.pathFor("results", "dd04", ".json")) << "[1, 2";
+  EXPECT_FALSE(Cache.read(Cache.pathFor("results", "dd04", ".json"), Problem));
+  EXPECT_NE(Problem.find("corrupt cache entry"), std::string::npos);
+  Problem.clear();
+  EXPECT_FALSE(Cache.read(Cache.pathFor("results", "none", ".json"), Problem));
+  EXPECT_EQ(Problem, "");
+  fs::remove_all(Root);
+}
+
+TEST(FileStamps, ChangedContentsAndTimesAreTold) {
+  std::string Path = testing::TempDir() + "torchlint-stamp.h";
+  std::ofstream(Path) << "int a;\n";
+  std::optional<FileStamp> Stamp = stampFile(Path);
+  ASSERT_TRUE(Stamp);
+  EXPECT_TRUE(unchanged(*Stamp));
+  // A new time with the same contents (a checkout) is still unchanged.
+  fs::last_write_time(Path, fs::last_write_time(Path) + std::chrono::hours(1));
+  EXPECT_TRUE(unchanged(*Stamp));
+  std::ofstream(Path) << "int b;\n"; // same size, other contents
+  EXPECT_FALSE(unchanged(*Stamp));
+  EXPECT_EQ(stampsFromJson(toJson({*Stamp})).front().Digest, Stamp->Digest);
+  fs::remove(Path);
+  EXPECT_FALSE(unchanged(*Stamp));
 }
 
 } // namespace

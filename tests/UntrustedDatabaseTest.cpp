@@ -39,10 +39,15 @@ struct Project {
                         .dump());
     return Path;
   }
+  /// Every file of the project but torchlint's own cache (by default beside
+  /// the compilation database), the one place it may write to.
   std::set<std::string> files() const {
     std::set<std::string> Names;
-    for (const auto &Entry : fs::recursive_directory_iterator(Dir))
-      Names.insert(fs::relative(Entry.path(), Dir).string());
+    for (const auto &Entry : fs::recursive_directory_iterator(Dir)) {
+      std::string Name = fs::relative(Entry.path(), Dir).string();
+      if (Name.rfind(".torchlint-cache", 0) != 0)
+        Names.insert(Name);
+    }
     return Names;
   }
 };

@@ -1,6 +1,8 @@
 #include "Analyzer.h"
 
 #include "FixApplier.h"
+#include "PrecompiledPrefix.h"
+#include "ResultCache.h"
 #include "RuleRegistry.h"
 #include "UntrustedFlags.h"
 #include "UserCode.h"
@@ -18,6 +20,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/VirtualFileSystem.h"
@@ -176,7 +179,124 @@ std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
   return Args;
 }
 
+/// One parse of a unit with the given arguments.
+struct ParseOutcome {
+  std::optional<std::string> Failure;
+  std::vector<Finding> Findings;
+  std::map<std::string, uint64_t> Digests;
+  /// Every file the parse opened; none when one could not be stamped.
+  std::optional<std::vector<FileStamp>> Inputs;
+};
+
+ParseOutcome parseUnit(const CompileEntry &Entry,
+                       std::vector<std::string> Arguments,
+                       const AnalyzerConfig &Config) {
+  ParseOutcome Outcome;
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
+      llvm::vfs::createPhysicalFileSystem();
+  if (std::error_code EC = FS->setCurrentWorkingDirectory(Entry.Directory)) {
+    Outcome.Failure = Entry.File + ": error: cannot enter directory " +
+                      Entry.Directory + ": " + EC.message();
+    return Outcome;
+  }
+  llvm::IntrusiveRefCntPtr<FileManager> Files(
+      new FileManager(FileSystemOptions(), FS));
+  CollectingSink Sink;
+  FirstErrorCollector Errors;
+  tooling::ToolInvocation Invocation(
+      std::move(Arguments), std::make_unique<TorchlintAction>(Config, Sink),
+      Files.get());
+  Invocation.setDiagnosticConsumer(&Errors);
+  // A crash while parsing or analyzing this unit (clang's or ours) becomes
+  // this unit's failure; the other units are still analyzed.
+  bool Ok = false;
+  llvm::CrashRecoveryContext Recovery;
+  if (!Recovery.RunSafely([&] { Ok = Invocation.run(); })) {
+    Outcome.Failure = Entry.File +
+                      ": error: torchlint crashed while analyzing this "
+                      "translation unit (please report it with the file)";
+    return Outcome;
+  }
+  if (!Ok || Errors.getNumErrors() > 0) {
+    Outcome.Failure = Errors.First.empty()
+                          ? Entry.File + ": error: clang could not parse "
+                                         "this translation unit"
+                          : Errors.First;
+    return Outcome;
+  }
+  Outcome.Findings = std::move(Sink.Findings);
+  Outcome.Digests = std::move(Sink.Digests);
+  Outcome.Inputs = stampsOf(*Files);
+  return Outcome;
+}
+
+std::string joined(const std::vector<std::string> &Pieces) {
+  std::string Text;
+  for (const std::string &Piece : Pieces)
+    Text += Piece + '\0';
+  return Text;
+}
+
+std::string resultKey(const CompileEntry &Entry,
+                      const std::vector<std::string> &Arguments,
+                      const AnalyzerConfig &Config) {
+  return CacheDirectory::keyOf({"result-1", Config.ToolIdentity,
+                                Entry.Directory, Entry.File, joined(Arguments),
+                                joined(Config.Rules), Config.HeaderFilter,
+                                Config.OptionsKey});
+}
+
+/// The unit's libtorch include prefix, to precompile; none when it has none
+/// or its command already injects code ahead of the main file.
+std::optional<PrefixRequest>
+prefixRequest(const CompileEntry &Entry,
+              const std::vector<std::string> &Arguments,
+              const AnalyzerConfig &Config) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Main =
+      llvm::MemoryBuffer::getFile(Entry.File);
+  if (!Main)
+    return std::nullopt;
+  PrefixRequest Request;
+  Request.Text = libtorchIncludePrefix((*Main)->getBuffer());
+  if (Request.Text.empty())
+    return std::nullopt;
+  for (const std::string &Arg : Arguments) {
+    llvm::StringRef A(Arg);
+    if (A.starts_with("-include") || A.starts_with("--include") ||
+        A.starts_with("-imacros") || A.starts_with("--imacros"))
+      return std::nullopt;
+    if (A == "-fsyntax-only" || A == "-c" ||
+        absolutePath(Arg, Entry.Directory) == Entry.File)
+      continue;
+    Request.Arguments.push_back(Arg);
+  }
+  Request.Directory = Entry.Directory;
+  Request.HeaderFilter = Config.HeaderFilter;
+  Request.Key = CacheDirectory::keyOf(
+      {"pch-1", Config.ToolIdentity, Request.Directory,
+       joined(Request.Arguments), Request.Text, Request.HeaderFilter});
+  return Request;
+}
+
+std::vector<std::string> withHeader(std::vector<std::string> Arguments,
+                                    const PrecompiledHeader &Header) {
+  Arguments.insert(Arguments.begin() + 1, {"-include-pch", Header.Path});
+  return Arguments;
+}
+
 } // namespace
+
+void expectPrefixes(const std::vector<CompileEntry> &Entries,
+                    const AnalyzerConfig &Config) {
+  if (!Config.Prefixes)
+    return;
+  for (const CompileEntry &Entry : Entries) {
+    std::vector<std::string> Dropped;
+    if (std::optional<PrefixRequest> Request = prefixRequest(
+            Entry, adjustedArguments(Entry, Config, Dropped), Config))
+      Config.Prefixes->expect(Request->Key);
+  }
+}
 
 TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
                                              const AnalyzerConfig &Config) {
@@ -191,18 +311,6 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     return Result;
   }
 
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
-      llvm::vfs::createPhysicalFileSystem();
-  if (std::error_code EC = FS->setCurrentWorkingDirectory(Entry.Directory)) {
-    Result.Failure = Entry.File + ": error: cannot enter directory " +
-                     Entry.Directory + ": " + EC.message();
-    return Result;
-  }
-  llvm::IntrusiveRefCntPtr<FileManager> Files(
-      new FileManager(FileSystemOptions(), FS));
-
-  CollectingSink Sink;
-  FirstErrorCollector Errors;
   std::vector<std::string> Dropped;
   std::vector<std::string> Arguments =
       adjustedArguments(Entry, Config, Dropped);
@@ -212,29 +320,59 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
       Message += (I ? ", " : "") + Dropped[I];
     Result.Warnings.push_back(std::move(Message));
   }
-  tooling::ToolInvocation Invocation(
-      std::move(Arguments), std::make_unique<TorchlintAction>(Config, Sink),
-      Files.get());
-  Invocation.setDiagnosticConsumer(&Errors);
-  // A crash while parsing or analyzing this unit (clang's or ours) becomes
-  // this unit's failure; the other units are still analyzed.
-  bool Ok = false;
-  llvm::CrashRecoveryContext Recovery;
-  if (!Recovery.RunSafely([&] { Ok = Invocation.run(); })) {
-    Result.Failure = Entry.File +
-                     ": error: torchlint crashed while analyzing this "
-                     "translation unit (please report it with the file)";
+
+  std::string Key;
+  if (Config.Results) {
+    Key = resultKey(Entry, Arguments, Config);
+    std::string Problem;
+    std::optional<CachedResult> Cached = Config.Results->lookup(Key, Problem);
+    if (!Problem.empty())
+      Result.Warnings.push_back(Problem);
+    if (Cached) {
+      Result.Findings = std::move(Cached->Findings);
+      Result.Digests = std::move(Cached->Digests);
+      Result.FromCache = true;
+      return Result;
+    }
+  }
+
+  std::optional<PrecompiledHeader> Header;
+  if (Config.Prefixes)
+    if (std::optional<PrefixRequest> Request =
+            prefixRequest(Entry, Arguments, Config)) {
+      std::string Problem;
+      Header = Config.Prefixes->obtain(*Request, Problem);
+      if (!Problem.empty())
+        Result.Warnings.push_back(Problem);
+    }
+  ParseOutcome Outcome =
+      Header ? parseUnit(Entry, withHeader(Arguments, *Header), Config)
+             : parseUnit(Entry, Arguments, Config);
+  if (Header && Outcome.Failure) {
+    // The unit's own error, or a header clang would not load: a plain parse
+    // tells which.
+    ParseOutcome Plain = parseUnit(Entry, Arguments, Config);
+    if (!Plain.Failure) {
+      Result.Warnings.push_back("the precompiled header " + Header->Path +
+                                " could not be used (" + *Outcome.Failure +
+                                "); parsed without it");
+      Config.Prefixes->discard(*Header);
+      Header.reset();
+    }
+    Outcome = std::move(Plain);
+  }
+  if (Outcome.Failure) {
+    Result.Failure = std::move(Outcome.Failure);
     return Result;
   }
-  if (!Ok || Errors.getNumErrors() > 0) {
-    Result.Failure = Errors.First.empty()
-                         ? Entry.File + ": error: clang could not parse this "
-                                        "translation unit"
-                         : Errors.First;
-    return Result;
+  if (Config.Results && Outcome.Inputs) {
+    std::vector<FileStamp> Inputs = std::move(*Outcome.Inputs);
+    if (Header)
+      Inputs.insert(Inputs.end(), Header->Inputs.begin(), Header->Inputs.end());
+    Config.Results->store(Key, {Outcome.Findings, Outcome.Digests}, Inputs);
   }
-  Result.Findings = std::move(Sink.Findings);
-  Result.Digests = std::move(Sink.Digests);
+  Result.Findings = std::move(Outcome.Findings);
+  Result.Digests = std::move(Outcome.Digests);
   return Result;
 }
 

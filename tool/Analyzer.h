@@ -15,6 +15,9 @@
 
 namespace torchlint {
 
+class PrecompiledPrefixes;
+class ResultCache;
+
 struct AnalyzerConfig {
   /// Ids of the enabled rules.
   std::vector<std::string> Rules;
@@ -23,6 +26,13 @@ struct AnalyzerConfig {
   /// Clang's builtin headers (stddef.h, ...).
   std::string ResourceDir;
   const RuleOptions *Options = nullptr;
+  /// The rules' CheckOptions as text: results depend on them.
+  std::string OptionsKey;
+  /// toolIdentity(): results and headers of another build are not trusted.
+  std::string ToolIdentity;
+  /// Accelerations; null: every unit is parsed from scratch.
+  const ResultCache *Results = nullptr;
+  PrecompiledPrefixes *Prefixes = nullptr;
 };
 
 struct TranslationUnitResult {
@@ -36,10 +46,17 @@ struct TranslationUnitResult {
   std::vector<std::string> Warnings;
   /// textDigest() of each file with fix-its, as it was parsed.
   std::map<std::string, uint64_t> Digests;
+  /// The findings were read from the result cache, not parsed.
+  bool FromCache = false;
 };
 
 TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
                                              const AnalyzerConfig &Config);
+
+/// Tells Config.Prefixes which units will ask for which prefix, so that one
+/// is precompiled only where it pays.
+void expectPrefixes(const std::vector<CompileEntry> &Entries,
+                    const AnalyzerConfig &Config);
 
 /// Where clang's builtin headers are: $TORCHLINT_RESOURCE_DIR, the directory
 /// of the clang that torchlint was built against, or one beside the

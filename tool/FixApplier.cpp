@@ -1,9 +1,11 @@
 #include "FixApplier.h"
 
+#include "AtomicFile.h"
+
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <map>
@@ -80,43 +82,6 @@ bool isReadOnly(const std::string &Path) {
          llvm::sys::fs::access(Path, llvm::sys::fs::AccessMode::Write);
 }
 
-/// Writes Contents beside Path and renames it over Path, keeping Path's
-/// permissions. An empty string means success.
-std::string writeAtomically(const std::string &Path,
-                            const std::string &Contents) {
-  llvm::sys::fs::file_status Status;
-  if (std::error_code EC = llvm::sys::fs::status(Path, Status))
-    return EC.message();
-  llvm::SmallString<256> Model(Path);
-  Model += ".torchlint-%%%%%%";
-  int FD;
-  llvm::SmallString<256> Temporary;
-  if (std::error_code EC =
-          llvm::sys::fs::createUniqueFile(Model, FD, Temporary))
-    return "cannot create a temporary file beside it: " + EC.message();
-  {
-    llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
-    Out << Contents;
-    Out.close();
-    if (Out.has_error()) {
-      std::string Message = Out.error().message();
-      Out.clear_error();
-      llvm::sys::fs::remove(Temporary);
-      return "cannot write: " + Message;
-    }
-  }
-  if (std::error_code EC =
-          llvm::sys::fs::setPermissions(Temporary, Status.permissions())) {
-    llvm::sys::fs::remove(Temporary);
-    return "cannot keep its permissions: " + EC.message();
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Temporary, Path)) {
-    llvm::sys::fs::remove(Temporary);
-    return "cannot replace it: " + EC.message();
-  }
-  return "";
-}
-
 } // namespace
 
 FixOutcome applyFixes(const std::vector<Finding> &Findings,
@@ -130,7 +95,8 @@ FixOutcome applyFixes(const std::vector<Finding> &Findings,
   FixOutcome Outcome;
   for (auto &[File, Fixes] : ByFile) {
     if (!normalizeFixes(Fixes)) {
-      Outcome.Refused.push_back(File + ": fix-its overlap; file left untouched");
+      Outcome.Refused.push_back(File +
+                                ": fix-its overlap; file left untouched");
       continue;
     }
     const std::string *Text = Sources.text(File);

@@ -42,6 +42,13 @@ OPTIONS:
   --shard=K/N             analyze only the K-th of N parts of the translation
                           units (balanced by source size, the same on every
                           machine); merge the parts' SARIF with 'torchlint merge'
+  --cache-dir=DIR         keep results and precompiled libtorch headers in DIR
+                          (default: .torchlint-cache beside the compilation
+                          database); a unit whose inputs are unchanged is not
+                          parsed again
+  --cache-size=MB         trim the cache to MB megabytes after a run (default: 2048)
+  --no-cache              neither read nor write the cache: parse every unit
+  --no-pch                do not precompile the libtorch includes
   --color=auto|always|never
                           colour the text output (default: on a terminal)
   --quiet                 no progress or summary on standard error
@@ -166,9 +173,23 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
         return usage("invalid --fail-on level '" + *V +
                      "': expected note, warning or error");
       O.FailOn = *L;
+    } else if (Name == "--no-cache" || Name == "--no-pch") {
+      if (llvm::Error E = NoValue())
+        return std::move(E);
+      (Name == "--no-cache" ? O.NoCache : O.NoPch) = true;
+    } else if (Name == "--cache-size") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      uint64_t Megabytes;
+      if (V->getAsInteger(10, Megabytes) || Megabytes == 0 ||
+          Megabytes > (uint64_t(1) << 30))
+        return usage("invalid --cache-size '" + *V +
+                     "': expected a number of megabytes");
+      O.CacheMegabytes = Megabytes;
     } else if (Name == "--export-sarif" || Name == "--source-root" ||
                Name == "--sarif-category" || Name == "--baseline" ||
-               Name == "--config-file") {
+               Name == "--config-file" || Name == "--cache-dir") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)
         return V.takeError();
@@ -178,6 +199,7 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
                             : Name == "--source-root"    ? O.SourceRoot
                             : Name == "--sarif-category" ? O.SarifCategory
                             : Name == "--config-file"    ? O.ConfigFile
+                            : Name == "--cache-dir"      ? O.CacheDir
                                                          : O.Baseline;
       Target = V->str();
     } else if (Name == "--shard") {

@@ -43,6 +43,12 @@ struct Options {
   std::string ConfigFile;
   /// --shard=K/N; none: every entry.
   std::optional<Shard> Part;
+  /// Where results and precompiled headers are kept; empty: beside the
+  /// compilation database.
+  std::string CacheDir;
+  uint64_t CacheMegabytes = 2048;
+  bool NoCache = false;
+  bool NoPch = false;
   bool Help = false;
   bool Version = false;
 };

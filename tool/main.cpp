@@ -6,7 +6,9 @@
 #include "Configuration.h"
 #include "FixApplier.h"
 #include "Options.h"
+#include "PrecompiledPrefix.h"
 #include "Report.h"
+#include "ResultCache.h"
 #include "RuleRegistry.h"
 #include "SarifMerge.h"
 #include "Scheduler.h"
@@ -226,16 +228,21 @@ int main(int Argc, const char **Argv) {
                                ? findConfigFile(sourceRoot(O, *Entries))
                                : O.ConfigFile;
   MapOptions RuleConfig;
+  std::string OptionsKey;
   if (!ConfigFile.empty()) {
     llvm::Expected<std::map<std::string, std::string>> Values =
         readCheckOptions(ConfigFile);
     if (!Values)
       return fail(llvm::toString(Values.takeError()));
+    for (const auto &[Key, Value] : *Values)
+      OptionsKey += Key + '=' + Value + '\n';
     RuleConfig = MapOptions(std::move(*Values));
   }
 
   AnalyzerConfig Config;
   Config.Options = &RuleConfig;
+  Config.OptionsKey = std::move(OptionsKey);
+  Config.ToolIdentity = toolIdentity();
   for (const RuleInfo *Info : Rules)
     Config.Rules.push_back(Info->Id);
   Config.HeaderFilter = O.HeaderFilter;
@@ -243,6 +250,30 @@ int main(int Argc, const char **Argv) {
   if (Config.ResourceDir.empty())
     return fail("cannot find clang's builtin headers (stddef.h); install "
                 "clang-19 or set TORCHLINT_RESOURCE_DIR");
+
+  std::optional<CacheDirectory> Cache;
+  std::optional<ResultCache> StoredResults;
+  std::optional<PrecompiledPrefixes> Prefixes;
+  if (!O.NoCache) {
+    llvm::SmallString<256> Dir(O.CacheDir);
+    if (Dir.empty()) {
+      Dir = llvm::sys::path::parent_path(Database->Path);
+      llvm::sys::path::append(Dir, ".torchlint-cache");
+    }
+    llvm::sys::fs::make_absolute(Dir);
+    if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
+      return fail(Dir + ": cannot create the cache directory: " + EC.message() +
+                  " (choose another with --cache-dir, or "
+                  "--no-cache)");
+    Cache.emplace(std::string(Dir), O.CacheMegabytes << 20);
+    StoredResults.emplace(*Cache);
+    Config.Results = &*StoredResults;
+    if (!O.NoPch) {
+      Prefixes.emplace(*Cache);
+      Config.Prefixes = &*Prefixes;
+      expectPrefixes(*Entries, Config);
+    }
+  }
 
   bool ShowProgress = !O.Quiet && llvm::sys::Process::StandardErrIsDisplayed();
   unsigned Jobs =
@@ -254,6 +285,17 @@ int main(int Argc, const char **Argv) {
                      llvm::errs()
                          << '[' << Done << '/' << Total << "] " << File << '\n';
                  });
+
+  if (Cache) {
+    Cache->trim();
+    size_t Reused = llvm::count_if(
+        Results, [](const TranslationUnitResult &U) { return U.FromCache; });
+    if (Reused && !O.Quiet)
+      llvm::errs() << "torchlint: note: " << Reused << " of " << Results.size()
+                   << " translation units unchanged since an earlier run: "
+                      "findings read from "
+                   << Cache->root() << '\n';
+  }
 
   SourceCache Sources;
   Report R = buildReport(std::move(Results), Rules, Sources);

@@ -1,0 +1,159 @@
+//===--- AccelerationTest.cpp - Faster, and not one finding different -----===//
+//
+// The result cache and the precompiled libtorch prefix must never change what
+// torchlint says. The whole test-input suite is analyzed with both off, cold
+// (the cache filling, the prefix precompiled) and warm (every unit read back):
+// the JSON and SARIF logs must be byte for byte the same. A cache whose entry
+// or precompiled header was damaged gives the same findings and a warning; a
+// warm run after one file was edited parses that file only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestInputs.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace torchlint::test {
+namespace {
+
+std::vector<fs::path> filesWithExtension(const std::string &Directory,
+                                         const std::string &Extension) {
+  std::vector<fs::path> Files;
+  if (fs::exists(Directory))
+    for (const fs::directory_entry &E :
+         fs::recursive_directory_iterator(Directory))
+      if (E.is_regular_file() && E.path().extension() == Extension)
+        Files.push_back(E.path());
+  return Files;
+}
+
+std::string directoryOf(const std::string &CacheOption) {
+  return CacheOption.substr(CacheOption.find('=') + 1);
+}
+
+TEST(Acceleration, TestInputsGiveByteIdenticalLogsWithAndWithoutIt) {
+  for (const Generation &G : generations()) {
+    const Analysis &Cold = originals(G);
+    ASSERT_FALSE(Cold.Output.is_discarded()) << Cold.Run.Stderr;
+    EXPECT_FALSE(
+        filesWithExtension(directoryOf(cacheDirectory(G)), ".pch").empty())
+        << "the cold run against " << G.Name
+        << " precompiled no libtorch prefix";
+
+    Analysis Plain = analyzeTestInputs(G, "--no-cache");
+    EXPECT_EQ(Plain.Run.ExitCode, Cold.Run.ExitCode);
+    EXPECT_EQ(Plain.Run.Stdout, Cold.Run.Stdout)
+        << "JSON differs with and without acceleration against " << G.Name;
+    EXPECT_EQ(readFile(Plain.Sarif), readFile(Cold.Sarif))
+        << "SARIF differs with and without acceleration against " << G.Name;
+
+    Analysis Warm = analyzeTestInputs(G, cacheDirectory(G));
+    EXPECT_EQ(Warm.Run.Stdout, Cold.Run.Stdout)
+        << "JSON differs between a cold and a warm run against " << G.Name;
+    EXPECT_EQ(readFile(Warm.Sarif), readFile(Cold.Sarif))
+        << "SARIF differs between a cold and a warm run against " << G.Name;
+  }
+}
+
+/// Three test-input programs copied into a directory of their own, with a
+/// cache of their own.
+struct SmallProject {
+  SmallProject() {
+    const Generation &G = generations().front();
+    Names = {"device_mismatch_training", "pageable_copy", "sync_in_loop"};
+    Directory = temporaryDirectory();
+    for (const std::string &Name : Names)
+      fs::copy_file(programPath(Name), Directory + "/" + Name + ".cpp");
+    Database = databaseFor(G, Names, Directory, /*Golden=*/false);
+    Cache = temporaryDirectory();
+  }
+  Analysis analyzeIt() const {
+    return analyze(
+        {"--format=json", "-j", "2", "--cache-dir=" + Cache, Database});
+  }
+  std::vector<std::string> Names;
+  std::string Directory, Database, Cache;
+};
+
+json findingsAndFailures(const Analysis &A) {
+  return {A.Output["findings"], A.Output["failures"]};
+}
+
+std::string warningsOf(const Analysis &A) {
+  return A.Output["warnings"].dump();
+}
+
+TEST(Acceleration, WarmRunParsesOnlyTheEditedFile) {
+  SmallProject P;
+  Analysis Cold = P.analyzeIt();
+  ASSERT_FALSE(Cold.Output.is_discarded()) << Cold.Run.Stderr;
+  EXPECT_EQ(Cold.Run.Stderr.find("unchanged since an earlier run"),
+            std::string::npos)
+      << Cold.Run.Stderr;
+
+  Analysis Warm = P.analyzeIt();
+  EXPECT_NE(Warm.Run.Stderr.find("3 of 3 translation units unchanged"),
+            std::string::npos)
+      << Warm.Run.Stderr;
+  EXPECT_EQ(Warm.Run.Stdout, Cold.Run.Stdout);
+
+  {
+    std::ofstream Edit(P.Directory + "/pageable_copy.cpp", std::ios::app);
+    Edit << "\n// edited after the first run\n";
+  }
+  Analysis Edited = P.analyzeIt();
+  EXPECT_NE(Edited.Run.Stderr.find("2 of 3 translation units unchanged"),
+            std::string::npos)
+      << Edited.Run.Stderr;
+  EXPECT_EQ(Edited.Run.Stdout, Cold.Run.Stdout)
+      << "a comment appended at the end moved no finding";
+}
+
+TEST(Acceleration, DamagedCacheGivesTheSameFindingsAndAWarning) {
+  SmallProject P;
+  Analysis Cold = P.analyzeIt();
+  ASSERT_FALSE(Cold.Output.is_discarded()) << Cold.Run.Stderr;
+  std::vector<fs::path> Entries = filesWithExtension(P.Cache, ".json");
+  std::vector<fs::path> Headers = filesWithExtension(P.Cache, ".pch");
+  ASSERT_FALSE(Entries.empty());
+  ASSERT_EQ(Headers.size(), 1u) << "three units share one libtorch prefix";
+
+  for (const fs::path &Entry :
+       filesWithExtension(P.Cache + "/results", ".json"))
+    writeFile(Entry.string(), "{\"inputs\": [[\"truncated");
+  Analysis AfterDamagedEntries = P.analyzeIt();
+  EXPECT_EQ(findingsAndFailures(AfterDamagedEntries),
+            findingsAndFailures(Cold));
+  EXPECT_NE(
+      warningsOf(AfterDamagedEntries).find("ignored the corrupt cache entry"),
+      std::string::npos)
+      << warningsOf(AfterDamagedEntries);
+  EXPECT_EQ(AfterDamagedEntries.Run.ExitCode, Cold.Run.ExitCode);
+
+  // Same size, one byte changed in the middle: only a check of the contents
+  // can tell.
+  std::string Pch = readFile(Headers.front().string());
+  Pch[Pch.size() / 2] ^= 0x5a;
+  writeFile(Headers.front().string(), Pch);
+  fs::remove_all(P.Cache + "/results");
+  Analysis AfterDamagedHeader = P.analyzeIt();
+  EXPECT_EQ(findingsAndFailures(AfterDamagedHeader), findingsAndFailures(Cold));
+  EXPECT_NE(warningsOf(AfterDamagedHeader)
+                .find("ignored the corrupt precompiled header"),
+            std::string::npos)
+      << warningsOf(AfterDamagedHeader);
+
+  // The damaged header was replaced: the next run is clean again.
+  fs::remove_all(P.Cache + "/results");
+  Analysis Rebuilt = P.analyzeIt();
+  EXPECT_EQ(Rebuilt.Run.Stdout, Cold.Run.Stdout);
+}
+
+} // namespace
+} // namespace torchlint::test

@@ -1,0 +1,102 @@
+#include "FileStamps.h"
+
+#include "clang/Basic/FileManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
+
+#include <chrono>
+#include <set>
+
+namespace torchlint {
+
+namespace {
+
+struct Status {
+  uint64_t Size;
+  int64_t ModificationTime;
+};
+
+std::optional<Status> statusOf(const std::string &Path) {
+  llvm::sys::fs::file_status S;
+  if (llvm::sys::fs::status(Path, S) ||
+      S.type() != llvm::sys::fs::file_type::regular_file)
+    return std::nullopt;
+  auto Time = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      S.getLastModificationTime().time_since_epoch());
+  return Status{S.getSize(), static_cast<int64_t>(Time.count())};
+}
+
+std::optional<uint64_t> digestOf(const std::string &Path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+      llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!Buffer)
+    return std::nullopt;
+  return llvm::xxh3_64bits((*Buffer)->getBuffer());
+}
+
+} // namespace
+
+std::optional<FileStamp> stampFile(const std::string &Path) {
+  std::optional<Status> S = statusOf(Path);
+  std::optional<uint64_t> Digest = digestOf(Path);
+  if (!S || !Digest)
+    return std::nullopt;
+  return FileStamp{Path, S->Size, S->ModificationTime, *Digest};
+}
+
+std::optional<std::vector<FileStamp>>
+stampsOf(const clang::FileManager &Files) {
+  llvm::SmallVector<clang::OptionalFileEntryRef, 0> Known;
+  Files.GetUniqueIDMapping(Known);
+  std::set<std::string> Paths;
+  for (clang::OptionalFileEntryRef Entry : Known)
+    if (Entry) {
+      llvm::SmallString<256> Path(Entry->getName());
+      Files.makeAbsolutePath(Path);
+      Paths.insert(std::string(Path));
+    }
+  std::vector<FileStamp> Stamps;
+  for (const std::string &Path : Paths) {
+    std::optional<FileStamp> Stamp = stampFile(Path);
+    if (!Stamp)
+      return std::nullopt;
+    Stamps.push_back(std::move(*Stamp));
+  }
+  return Stamps;
+}
+
+bool unchanged(const FileStamp &Stamp) {
+  std::optional<Status> S = statusOf(Stamp.Path);
+  if (!S || S->Size != Stamp.Size)
+    return false;
+  if (S->ModificationTime == Stamp.ModificationTime)
+    return true;
+  return digestOf(Stamp.Path) == Stamp.Digest;
+}
+
+bool unchanged(const std::vector<FileStamp> &Stamps) {
+  for (const FileStamp &Stamp : Stamps)
+    if (!unchanged(Stamp))
+      return false;
+  return true;
+}
+
+nlohmann::json toJson(const std::vector<FileStamp> &Stamps) {
+  nlohmann::json List = nlohmann::json::array();
+  for (const FileStamp &S : Stamps)
+    List.push_back({S.Path, S.Size, S.ModificationTime, S.Digest});
+  return List;
+}
+
+std::vector<FileStamp> stampsFromJson(const nlohmann::json &List) {
+  std::vector<FileStamp> Stamps;
+  for (const nlohmann::json &Item :
+       List.get_ref<const nlohmann::json::array_t &>())
+    Stamps.push_back({Item.at(0).get<std::string>(), Item.at(1).get<uint64_t>(),
+                      Item.at(2).get<int64_t>(), Item.at(3).get<uint64_t>()});
+  return Stamps;
+}
+
+} // namespace torchlint

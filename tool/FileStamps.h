@@ -1,0 +1,48 @@
+//===--- FileStamps.h - What a cached artefact was made from ----*- C++ -*-===//
+//
+// A cached result or precompiled header is reused only while every file it
+// was made from is as it was: same size and modification time, or, where only
+// the time moved (a checkout, a touch), the same contents.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_TOOL_FILESTAMPS_H
+#define TORCHLINT_TOOL_FILESTAMPS_H
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang {
+class FileManager;
+} // namespace clang
+
+namespace torchlint {
+
+struct FileStamp {
+  std::string Path;
+  uint64_t Size = 0;
+  int64_t ModificationTime = 0; ///< nanoseconds since the epoch
+  uint64_t Digest = 0;          ///< xxh3 of the contents
+};
+
+/// The file as it is now; none when it cannot be read.
+std::optional<FileStamp> stampFile(const std::string &Path);
+
+/// Every file Files has opened, stamped; none when one can no longer be read.
+std::optional<std::vector<FileStamp>> stampsOf(const clang::FileManager &Files);
+
+/// The file is still as Stamp saw it.
+bool unchanged(const FileStamp &Stamp);
+bool unchanged(const std::vector<FileStamp> &Stamps);
+
+nlohmann::json toJson(const std::vector<FileStamp> &Stamps);
+/// Throws nlohmann::json::exception on a malformed list.
+std::vector<FileStamp> stampsFromJson(const nlohmann::json &List);
+
+} // namespace torchlint
+
+#endif // TORCHLINT_TOOL_FILESTAMPS_H

@@ -1,0 +1,58 @@
+#include "ResultCache.h"
+
+#include "Writers.h"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+
+namespace torchlint {
+
+std::optional<CachedResult> ResultCache::lookup(const std::string &Key,
+                                                std::string &Problem) const {
+  std::string Path = Cache.pathFor("results", Key, ".json");
+  std::optional<nlohmann::json> Entry = Cache.read(Path, Problem);
+  if (!Entry)
+    return std::nullopt;
+  try {
+    if (!unchanged(stampsFromJson(Entry->at("inputs"))))
+      return std::nullopt;
+    CachedResult Result;
+    for (const nlohmann::json &F :
+         Entry->at("findings").get_ref<const nlohmann::json::array_t &>())
+      Result.Findings.push_back(findingFromJson(F));
+    for (const auto &[File, Digest] : Entry->at("digests").items())
+      Result.Digests[File] = Digest.get<uint64_t>();
+    return Result;
+  } catch (const nlohmann::json::exception &) {
+    Problem = "ignored the corrupt cache entry " + Path;
+    llvm::sys::fs::remove(Path);
+    return std::nullopt;
+  }
+}
+
+void ResultCache::store(const std::string &Key, const CachedResult &Result,
+                        const std::vector<FileStamp> &Inputs) const {
+  nlohmann::json Entry = {{"inputs", toJson(Inputs)},
+                          {"findings", nlohmann::json::array()},
+                          {"digests", Result.Digests}};
+  for (const Finding &F : Result.Findings)
+    Entry["findings"].push_back(toJson(F));
+  // A cache that cannot be written only costs time.
+  (void)Cache.write(Cache.pathFor("results", Key, ".json"), Entry);
+}
+
+std::string toolIdentity() {
+  std::string Identity =
+      std::string(torchlintVersion()) + " clang " + LLVM_VERSION_STRING;
+  std::string Exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&toolIdentity));
+  llvm::sys::fs::file_status Status;
+  if (!Exe.empty() && !llvm::sys::fs::status(Exe, Status))
+    Identity +=
+        " " + Exe + " " + std::to_string(Status.getSize()) + " " +
+        std::to_string(
+            Status.getLastModificationTime().time_since_epoch().count());
+  return Identity;
+}
+
+} // namespace torchlint

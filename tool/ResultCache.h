@@ -1,0 +1,53 @@
+//===--- ResultCache.h - Findings kept until a unit changes -----*- C++ -*-===//
+//
+// A unit whose every input file, compile command, rules and options are as
+// they were, analyzed by the same torchlint, has the same findings: they are
+// read back instead of parsing again. The key covers the command, the rules,
+// their options and the tool itself; the entry lists every file the parse
+// opened, each checked before the entry is trusted.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_TOOL_RESULTCACHE_H
+#define TORCHLINT_TOOL_RESULTCACHE_H
+
+#include "CacheDirectory.h"
+#include "FileStamps.h"
+#include "Finding.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torchlint {
+
+struct CachedResult {
+  std::vector<Finding> Findings;
+  std::map<std::string, uint64_t> Digests;
+};
+
+class ResultCache {
+public:
+  explicit ResultCache(const CacheDirectory &Cache) : Cache(Cache) {}
+
+  /// The result stored under Key, if every file it was made from is
+  /// unchanged. Problem tells of an entry that could not be read.
+  std::optional<CachedResult> lookup(const std::string &Key,
+                                     std::string &Problem) const;
+  void store(const std::string &Key, const CachedResult &Result,
+             const std::vector<FileStamp> &Inputs) const;
+
+private:
+  const CacheDirectory &Cache;
+};
+
+/// What identifies this torchlint build: its version, its clang, and the
+/// executable itself, so that a rebuilt tool never trusts an older one's
+/// results.
+std::string toolIdentity();
+
+} // namespace torchlint
+
+#endif // TORCHLINT_TOOL_RESULTCACHE_H
