@@ -74,6 +74,9 @@ CharSourceRange statementRange(const Expr *Assignment, ASTContext &Ctx) {
   unsigned Next = EndOffset;
   while (Next < Text.size() && (Text[Next] == ' ' || Text[Next] == '\t'))
     ++Next;
+  // A Windows line break is "\r\n": both go with the line.
+  if (Text.substr(Next).starts_with("\r\n"))
+    ++Next;
   if ((LineStart == 0 || Text[LineStart - 1] == '\n') && Next < Text.size() &&
       Text[Next] == '\n') {
     ++Next;

@@ -34,8 +34,8 @@ void model_moved_in_helper() {
   torch::Device device = pick_device();
   Net model;
   place_on(model, device);
-  auto x = torch::randn({16, 784});
-  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad
+  auto x = torch::randn({16, 784}, torch::TensorOptions().device(device));
+  auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // The model is moved in a constructor and kept as a member; a method feeds
@@ -133,7 +133,7 @@ void shared_ptr_module() {
   torch::Device device = pick_device();
   auto model = std::make_shared<NetImpl>();
   model->to(device);
-  auto y = model->forward(torch::zeros({2, 784}).to(device)); // expect: torch-device-mismatch
+  auto y = model->forward(torch::zeros({2, 784}, torch::TensorOptions().device(device))); // expect: torch-device-mismatch
 }
 
 // Correct: a helper that returns x.to(device).

@@ -74,8 +74,8 @@ void loss_module_target_on_cpu() {
   torch::nn::MSELoss criterion;
   for (int step = 0; step < 100; ++step) {
     auto input = torch::randn({32, 16}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
-    auto target = torch::randn({32, 1});
-    auto loss = criterion(model->forward(input), target.to(device)); // expect: torch-device-mismatch
+    auto target = torch::randn({32, 1}, torch::TensorOptions().device(device));
+    auto loss = criterion(model->forward(input), target); // expect: torch-device-mismatch
     loss.backward();
   }
 }
@@ -106,8 +106,8 @@ void sequential_input_from_factory() {
                                                    : torch::kCPU);
   torch::nn::Sequential model(torch::nn::Linear(4, 4), torch::nn::Tanh());
   model->to(device);
-  auto input = torch::ones({8, 4});
-  auto output = model->forward(input.to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad
+  auto input = torch::ones({8, 4}, torch::TensorOptions().device(device));
+  auto output = model->forward(input); // expect: torch-device-mismatch, torch-eval-without-no-grad
   std::cout << output.sum().item<float>() << "\n";
 }
 

@@ -146,6 +146,24 @@ Report buildReport(std::vector<TranslationUnitResult> Results,
   return R;
 }
 
+/// After fixes changed Changed: the units whose main file changed, or every
+/// unit when a header changed (any unit may include it).
+std::vector<CompileEntry>
+entriesToReanalyze(const std::vector<CompileEntry> &Entries,
+                   const std::vector<std::string> &Changed) {
+  std::set<std::string> Mains;
+  for (const CompileEntry &Entry : Entries)
+    Mains.insert(Entry.File);
+  for (const std::string &File : Changed)
+    if (!Mains.count(File))
+      return Entries;
+  std::vector<CompileEntry> Selected;
+  for (const CompileEntry &Entry : Entries)
+    if (llvm::is_contained(Changed, Entry.File))
+      Selected.push_back(Entry);
+  return Selected;
+}
+
 void summarize(const Report &R, llvm::raw_ostream &OS) {
   unsigned Counts[3] = {0, 0, 0};
   for (const Finding &F : R.Findings)
@@ -353,14 +371,43 @@ int main(int Argc, const char **Argv) {
 
   if (O.Fix) {
     FixOutcome Outcome = applyFixes(R.Findings, Sources, R.Digests);
+    std::set<std::string> ChangedFiles(Outcome.ChangedFiles.begin(),
+                                       Outcome.ChangedFiles.end());
+    unsigned Applied = Outcome.Applied;
+    // One rule's fix can leave code that another rule improves (a batch moved
+    // at its use is better created on the device): fixing goes on until
+    // nothing is left to fix, so that a second --fix changes nothing.
+    constexpr int MaxFixRounds = 4;
+    for (int Round = 1; Round < MaxFixRounds && Outcome.Applied > 0 &&
+                        Outcome.Refused.empty();
+         ++Round) {
+      std::vector<CompileEntry> Again =
+          entriesToReanalyze(*Entries, Outcome.ChangedFiles);
+      SourceCache Fixed;
+      Report Next = buildReport(analyzeAll(Again, Config, Jobs, nullptr),
+                                Rules, Fixed);
+      if (!Next.Failures.empty()) {
+        for (const AnalysisFailure &Failure : Next.Failures)
+          llvm::errs() << "torchlint: error: after fixing, could not analyze "
+                       << Failure.File << ": " << Failure.Message << '\n';
+        break;
+      }
+      if (Baseline)
+        llvm::erase_if(Next.Findings, [&](const Finding &F) {
+          return Baseline->count(resultKey(F, Fixed, Sarif.SourceRoot)) > 0;
+        });
+      Outcome = applyFixes(Next.Findings, Fixed, Next.Digests);
+      Applied += Outcome.Applied;
+      ChangedFiles.insert(Outcome.ChangedFiles.begin(),
+                          Outcome.ChangedFiles.end());
+    }
     for (const std::string &Refused : Outcome.Refused)
       llvm::errs() << "torchlint: error: " << Refused << '\n';
     if (!O.Quiet)
-      llvm::errs() << "torchlint: applied " << Outcome.Applied
-                   << (Outcome.Applied == 1 ? " fix-it" : " fix-its") << " in "
-                   << Outcome.ChangedFiles.size()
-                   << (Outcome.ChangedFiles.size() == 1 ? " file\n"
-                                                        : " files\n");
+      llvm::errs() << "torchlint: applied " << Applied
+                   << (Applied == 1 ? " fix-it" : " fix-its") << " in "
+                   << ChangedFiles.size()
+                   << (ChangedFiles.size() == 1 ? " file\n" : " files\n");
   }
   if (!O.Quiet && O.Format == OutputFormat::Text)
     summarize(R, llvm::errs());

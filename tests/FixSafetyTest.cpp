@@ -1,0 +1,103 @@
+//===--- FixSafetyTest.cpp - --fix on files as users have them ------------===//
+//
+// --fix is idempotent: run over its own output (the golden files, which the
+// specification tests hold equal to it) it changes nothing. And a program
+// saved with Windows line endings and a byte order mark draws the same
+// findings, on the same lines and columns, and its fixed file is the golden
+// file with the same line endings and mark.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestInputs.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace torchlint::test {
+namespace {
+
+const std::string ByteOrderMark = "\xEF\xBB\xBF";
+
+std::string withWindowsLineEndings(const std::string &Text) {
+  std::string Result = ByteOrderMark;
+  for (char C : Text) {
+    if (C == '\n')
+      Result += '\r';
+    Result += C;
+  }
+  return Result;
+}
+
+TEST(FixSafety, SecondFixRunChangesNothing) {
+  for (const Generation &G : generations()) {
+    std::string Directory = temporaryDirectory();
+    for (const std::string &Name : goldens(G.Major))
+      fs::copy_file(programPath(Name, ".fixed.cpp"),
+                    fs::path(Directory) / (Name + ".cpp"));
+    std::string Database =
+        databaseFor(G, goldens(G.Major), Directory, /*Golden=*/false);
+    RunResult Again =
+        run(torchlintBinary(),
+            {"--fix", "--format=json", "-j", "2", cacheDirectory(G), Database});
+    ASSERT_NE(Again.ExitCode, 2) << Again.Stderr;
+    EXPECT_NE(Again.Stderr.find("applied 0 fix-its in 0 files"),
+              std::string::npos)
+        << G.Name << ": " << Again.Stderr;
+    for (const std::string &Name : goldens(G.Major))
+      EXPECT_EQ(readFile(Directory + "/" + Name + ".cpp"),
+                readFile(programPath(Name, ".fixed.cpp")))
+          << Name << ".cpp changed on a second --fix against " << G.Name;
+  }
+}
+
+using Place = std::tuple<std::string, unsigned, unsigned, std::string>;
+
+std::multiset<Place> places(const json &Findings, unsigned FirstLine) {
+  std::multiset<Place> Result;
+  for (const json &F : Findings)
+    if (F["line"].get<unsigned>() >= FirstLine)
+      Result.insert({fs::path(F["file"].get<std::string>()).stem().string(),
+                     F["line"].get<unsigned>(), F["column"].get<unsigned>(),
+                     F["rule"].get<std::string>()});
+  return Result;
+}
+
+TEST(FixSafety, WindowsLineEndingsAndByteOrderMarkKeepColumnsAndEndings) {
+  const Generation &G = generations().front();
+  std::string Directory = temporaryDirectory();
+  for (const std::string &Name : goldens(G.Major))
+    writeFile(Directory + "/" + Name + ".cpp",
+              withWindowsLineEndings(readFile(programPath(Name))));
+  std::string Database =
+      databaseFor(G, goldens(G.Major), Directory, /*Golden=*/false);
+  RunResult Fixed = run(torchlintBinary(), {"--fix", "--format=json", "-j", "2",
+                                            cacheDirectory(G), Database});
+  json Output = json::parse(Fixed.Stdout, nullptr, false);
+  ASSERT_FALSE(Output.is_discarded()) << Fixed.Stderr;
+  EXPECT_TRUE(Output["failures"].empty()) << Fixed.Stdout;
+
+  // The mark shifts the first line's byte columns only; no finding is there.
+  json Expected = json::array();
+  for (const json &F : originals(G).Output["findings"])
+    if (std::find(goldens(G.Major).begin(), goldens(G.Major).end(),
+                  fs::path(F["file"].get<std::string>()).stem().string()) !=
+        goldens(G.Major).end())
+      Expected.push_back(F);
+  EXPECT_EQ(places(Output["findings"], 2), places(Expected, 2));
+  EXPECT_EQ(places(Output["findings"], 1).size(), Expected.size());
+
+  for (const std::string &Name : goldens(G.Major))
+    EXPECT_EQ(readFile(Directory + "/" + Name + ".cpp"),
+              withWindowsLineEndings(readFile(programPath(Name, ".fixed.cpp"))))
+        << Name << ".cpp, saved with CRLF and a BOM, was not fixed as its "
+        << "golden file with the same line endings";
+}
+
+} // namespace
+} // namespace torchlint::test
