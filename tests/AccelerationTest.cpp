@@ -155,5 +155,18 @@ TEST(Acceleration, DamagedCacheGivesTheSameFindingsAndAWarning) {
   EXPECT_EQ(Rebuilt.Run.Stdout, Cold.Run.Stdout);
 }
 
+TEST(Isolation, UnitsAnalyzedInChildProcessesGiveTheSameLog) {
+  SmallProject P;
+  Analysis InProcess = P.analyzeIt();
+  ASSERT_FALSE(InProcess.Output.is_discarded()) << InProcess.Run.Stderr;
+  // --timeout runs each unit in a torchlint of its own; without a cache, so
+  // that the children parse.
+  Analysis Children = analyze(
+      {"--format=json", "-j", "2", "--no-cache", "--timeout=600", P.Database});
+  EXPECT_EQ(Children.Run.ExitCode, InProcess.Run.ExitCode)
+      << Children.Run.Stderr;
+  EXPECT_EQ(Children.Run.Stdout, InProcess.Run.Stdout);
+}
+
 } // namespace
 } // namespace torchlint::test

@@ -115,5 +115,36 @@ TEST(OddSources, DirectoryGivenAsASource) {
                      "is a directory");
 }
 
+TEST(OddSources, UnitOverTheTimeoutIsReportedAndTheRunGoesOn) {
+  std::string Dir = temporaryDirectory();
+  // Constant evaluation that would run for minutes: clang cannot be
+  // interrupted, the child process that runs it can.
+  writeFile(Dir + "/slow.cpp",
+            "constexpr unsigned long long spin() {\n"
+            "  unsigned long long s = 0;\n"
+            "  for (unsigned long long i = 0; i < 4000000000ULL; ++i)\n"
+            "    s += i ^ (s >> 3);\n"
+            "  return s;\n"
+            "}\n"
+            "static_assert(spin() != 1, \"\");\n");
+  writeFile(Dir + "/quick.cpp", "int twice(int x) { return 2 * x; }\n");
+  json Database = json::array();
+  for (const char *Name : {"slow.cpp", "quick.cpp"})
+    Database.push_back(
+        {{"directory", Dir},
+         {"file", Dir + "/" + Name},
+         {"command", "c++ -std=c++17 -fconstexpr-steps=4294967295 -c " + Dir +
+                         "/" + Name}});
+  writeFile(Dir + "/compile_commands.json", Database.dump());
+  RunResult R =
+      run(torchlintBinary(), {"--format=json", "--quiet", "--timeout=2", Dir});
+  expectCleanFailure(R, "slow.cpp: error: not analyzed: it took longer than "
+                        "--timeout=2 seconds");
+  json Output = json::parse(R.Stdout, nullptr, false);
+  ASSERT_FALSE(Output.is_discarded()) << R.Stdout;
+  EXPECT_EQ(Output["translationUnits"], 2);
+  EXPECT_EQ(Output["failures"][0]["file"], Dir + "/slow.cpp");
+}
+
 } // namespace
 } // namespace torchlint::test

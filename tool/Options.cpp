@@ -49,6 +49,9 @@ OPTIONS:
   --cache-size=MB         trim the cache to MB megabytes after a run (default: 2048)
   --no-cache              neither read nor write the cache: parse every unit
   --no-pch                do not precompile the libtorch includes
+  --timeout=SECONDS       analyze each unit in a process of its own and give up
+                          on one that takes longer: it is reported as not
+                          analyzed and the run goes on
   --color=auto|always|never
                           colour the text output (default: on a terminal)
   --quiet                 no progress or summary on standard error
@@ -177,6 +180,19 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
       if (llvm::Error E = NoValue())
         return std::move(E);
       (Name == "--no-cache" ? O.NoCache : O.NoPch) = true;
+    } else if (Name == "--timeout" || Name == "--internal-unit") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      unsigned Number;
+      if (V->getAsInteger(10, Number) ||
+          (Name == "--timeout" && (Number == 0 || Number > 86400)))
+        return usage("invalid " + Name + " '" + *V +
+                     "': expected a number of seconds from 1 to 86400");
+      if (Name == "--timeout")
+        O.TimeoutSeconds = Number;
+      else
+        O.InternalUnit = Number;
     } else if (Name == "--cache-size") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)

@@ -49,6 +49,11 @@ struct Options {
   uint64_t CacheMegabytes = 2048;
   bool NoCache = false;
   bool NoPch = false;
+  /// --timeout: a unit analyzed longer is reported as not analyzed; 0: none.
+  unsigned TimeoutSeconds = 0;
+  /// Internal: analyze only this entry of the database and print its result
+  /// as JSON (how --timeout runs each unit in a process of its own).
+  std::optional<size_t> InternalUnit;
   bool Help = false;
   bool Version = false;
 };

@@ -12,7 +12,7 @@ namespace torchlint {
 
 std::vector<TranslationUnitResult>
 analyzeAll(const std::vector<CompileEntry> &Entries,
-           const AnalyzerConfig &Config, unsigned Jobs,
+           const UnitAnalyzer &Analyze, unsigned Jobs,
            const ProgressCallback &Progress) {
   std::vector<size_t> Order(Entries.size());
   std::iota(Order.begin(), Order.end(), 0);
@@ -29,7 +29,7 @@ analyzeAll(const std::vector<CompileEntry> &Entries,
   auto Worker = [&] {
     for (size_t I; (I = Next.fetch_add(1)) < Order.size();) {
       size_t Index = Order[I];
-      Results[Index] = analyzeTranslationUnit(Entries[Index], Config);
+      Results[Index] = Analyze(Entries[Index]);
       if (Progress) {
         std::lock_guard<std::mutex> Lock(ProgressMutex);
         Progress(++Done, Entries.size(), Entries[Index].File);

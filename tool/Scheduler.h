@@ -10,15 +10,17 @@
 
 namespace torchlint {
 
+using UnitAnalyzer =
+    std::function<TranslationUnitResult(const CompileEntry &Entry)>;
 using ProgressCallback =
     std::function<void(size_t Done, size_t Total, const std::string &File)>;
 
-/// Analyzes every entry with Jobs worker threads, largest source first so
-/// that the slowest unit does not start last. Results come back in the order
-/// of Entries, whatever Jobs is.
+/// Analyzes every entry with Analyze on Jobs worker threads, largest source
+/// first so that the slowest unit does not start last. Results come back in the
+/// order of Entries, whatever Jobs is.
 std::vector<TranslationUnitResult>
 analyzeAll(const std::vector<CompileEntry> &Entries,
-           const AnalyzerConfig &Config, unsigned Jobs,
+           const UnitAnalyzer &Analyze, unsigned Jobs,
            const ProgressCallback &Progress);
 
 } // namespace torchlint

@@ -13,6 +13,7 @@
 #include "SarifMerge.h"
 #include "Scheduler.h"
 #include "Suppressions.h"
+#include "UnitProcess.h"
 #include "Writers.h"
 
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -293,11 +294,58 @@ int main(int Argc, const char **Argv) {
     }
   }
 
+  if (O.InternalUnit) {
+    if (*O.InternalUnit >= Database->Entries.size())
+      return fail("--internal-unit: no such entry in " + Database->Path);
+    llvm::outs() << toJson(analyzeTranslationUnit(
+                               Database->Entries[*O.InternalUnit], Config))
+                        .dump()
+                 << '\n';
+    return ExitClean;
+  }
+
+  UnitAnalyzer Analyze = [&](const CompileEntry &Entry) {
+    return analyzeTranslationUnit(Entry, Config);
+  };
+  if (O.TimeoutSeconds) {
+    std::vector<std::string> Child = {
+        llvm::sys::fs::getMainExecutable(Argv[0],
+                                         reinterpret_cast<void *>(&fail)),
+        "--quiet", "-j", "1"};
+    if (!O.Checks.empty())
+      Child.push_back("--checks=" + O.Checks);
+    if (!O.HeaderFilter.empty())
+      Child.push_back("--header-filter=" + O.HeaderFilter);
+    if (!ConfigFile.empty())
+      Child.push_back("--config-file=" + ConfigFile);
+    if (Cache) {
+      Child.push_back("--cache-dir=" + Cache->root());
+      Child.push_back("--cache-size=" + std::to_string(O.CacheMegabytes));
+      if (O.NoPch)
+        Child.push_back("--no-pch");
+    } else {
+      Child.push_back("--no-cache");
+    }
+    Child.push_back(Database->Path);
+    Analyze = [&, Child](const CompileEntry &Entry) {
+      auto Same = [&](const CompileEntry &E) {
+        return E.File == Entry.File && E.Directory == Entry.Directory &&
+               E.Arguments == Entry.Arguments;
+      };
+      size_t Index =
+          llvm::find_if(Database->Entries, Same) - Database->Entries.begin();
+      std::vector<std::string> Command = Child;
+      Command.insert(Command.begin() + 1,
+                     "--internal-unit=" + std::to_string(Index));
+      return analyzeInChild(Entry, Command, O.TimeoutSeconds);
+    };
+  }
+
   bool ShowProgress = !O.Quiet && llvm::sys::Process::StandardErrIsDisplayed();
   unsigned Jobs =
       O.Jobs ? O.Jobs : std::max(1u, std::thread::hardware_concurrency());
   std::vector<TranslationUnitResult> Results =
-      analyzeAll(*Entries, Config, Jobs,
+      analyzeAll(*Entries, Analyze, Jobs,
                  [&](size_t Done, size_t Total, const std::string &File) {
                    if (ShowProgress)
                      llvm::errs()
@@ -378,14 +426,14 @@ int main(int Argc, const char **Argv) {
     // at its use is better created on the device): fixing goes on until
     // nothing is left to fix, so that a second --fix changes nothing.
     constexpr int MaxFixRounds = 4;
-    for (int Round = 1; Round < MaxFixRounds && Outcome.Applied > 0 &&
-                        Outcome.Refused.empty();
+    for (int Round = 1;
+         Round < MaxFixRounds && Outcome.Applied > 0 && Outcome.Refused.empty();
          ++Round) {
       std::vector<CompileEntry> Again =
           entriesToReanalyze(*Entries, Outcome.ChangedFiles);
       SourceCache Fixed;
-      Report Next = buildReport(analyzeAll(Again, Config, Jobs, nullptr),
-                                Rules, Fixed);
+      Report Next =
+          buildReport(analyzeAll(Again, Analyze, Jobs, nullptr), Rules, Fixed);
       if (!Next.Failures.empty()) {
         for (const AnalysisFailure &Failure : Next.Failures)
           llvm::errs() << "torchlint: error: after fixing, could not analyze "
