@@ -184,7 +184,8 @@ struct ParseOutcome {
   std::optional<std::string> Failure;
   std::vector<Finding> Findings;
   std::map<std::string, uint64_t> Digests;
-  /// Every file the parse opened; none when one could not be stamped.
+  /// Every file the parse opened, for the result cache; none without one,
+  /// or when a file could not be stamped.
   std::optional<std::vector<FileStamp>> Inputs;
 };
 
@@ -226,7 +227,8 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
   }
   Outcome.Findings = std::move(Sink.Findings);
   Outcome.Digests = std::move(Sink.Digests);
-  Outcome.Inputs = stampsOf(*Files);
+  if (Config.Results)
+    Outcome.Inputs = stampsOf(*Files);
   return Outcome;
 }
 
