@@ -27,7 +27,9 @@ std::optional<Status> statusOf(const std::string &Path) {
   return Status{S.getSize(), static_cast<int64_t>(Time.count())};
 }
 
-std::optional<uint64_t> digestOf(const std::string &Path) {
+} // namespace
+
+std::optional<uint64_t> fileDigest(const std::string &Path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
       llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
@@ -36,11 +38,9 @@ std::optional<uint64_t> digestOf(const std::string &Path) {
   return llvm::xxh3_64bits((*Buffer)->getBuffer());
 }
 
-} // namespace
-
 std::optional<FileStamp> stampFile(const std::string &Path) {
   std::optional<Status> S = statusOf(Path);
-  std::optional<uint64_t> Digest = digestOf(Path);
+  std::optional<uint64_t> Digest = fileDigest(Path);
   if (!S || !Digest)
     return std::nullopt;
   return FileStamp{Path, S->Size, S->ModificationTime, *Digest};
@@ -73,7 +73,17 @@ bool unchanged(const FileStamp &Stamp) {
     return false;
   if (S->ModificationTime == Stamp.ModificationTime)
     return true;
-  return digestOf(Stamp.Path) == Stamp.Digest;
+  return fileDigest(Stamp.Path) == Stamp.Digest;
+}
+
+bool sameSizeAndTime(const std::vector<FileStamp> &Stamps) {
+  for (const FileStamp &Stamp : Stamps) {
+    std::optional<Status> S = statusOf(Stamp.Path);
+    if (!S || S->Size != Stamp.Size ||
+        S->ModificationTime != Stamp.ModificationTime)
+      return false;
+  }
+  return true;
 }
 
 bool unchanged(const std::vector<FileStamp> &Stamps) {

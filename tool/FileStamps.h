@@ -35,9 +35,15 @@ std::optional<FileStamp> stampFile(const std::string &Path);
 /// Every file Files has opened, stamped; none when one can no longer be read.
 std::optional<std::vector<FileStamp>> stampsOf(const clang::FileManager &Files);
 
+/// xxh3 of the file's bytes; none when it cannot be read.
+std::optional<uint64_t> fileDigest(const std::string &Path);
+
 /// The file is still as Stamp saw it.
 bool unchanged(const FileStamp &Stamp);
 bool unchanged(const std::vector<FileStamp> &Stamps);
+/// Every file has the size and time its stamp saw, contents unread: for
+/// inputs that clang itself validates by size and time.
+bool sameSizeAndTime(const std::vector<FileStamp> &Stamps);
 
 nlohmann::json toJson(const std::vector<FileStamp> &Stamps);
 /// Throws nlohmann::json::exception on a malformed list.

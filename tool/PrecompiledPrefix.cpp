@@ -12,9 +12,7 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/VirtualFileSystem.h"
-#include "llvm/Support/xxhash.h"
 
 using namespace clang;
 
@@ -78,27 +76,6 @@ private:
   std::string HeaderFilter;
   std::string &UserFile;
 };
-
-std::optional<uint64_t> fileDigest(const std::string &Path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
-      llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (!Buffer)
-    return std::nullopt;
-  return llvm::xxh3_64bits((*Buffer)->getBuffer());
-}
-
-/// Clang rejects a header whose inputs merely have a new time, so for a
-/// precompiled header only size and time count.
-bool exactlyUnchanged(const std::vector<FileStamp> &Inputs) {
-  for (FileStamp Stamp : Inputs) {
-    std::optional<FileStamp> Now = stampFile(Stamp.Path);
-    if (!Now || Now->Size != Stamp.Size ||
-        Now->ModificationTime != Stamp.ModificationTime)
-      return false;
-  }
-  return true;
-}
 
 } // namespace
 
@@ -193,7 +170,7 @@ PrecompiledPrefixes::load(const std::string &Key, std::string &Problem) {
     // A prefix that reached a user's file, or did not compile: try again
     // only once one of its files changed.
     try {
-      if (exactlyUnchanged(stampsFromJson(Verdict->at("inputs"))))
+      if (sameSizeAndTime(stampsFromJson(Verdict->at("inputs"))))
         return std::nullopt;
     } catch (const nlohmann::json::exception &) {
     }
@@ -208,7 +185,9 @@ PrecompiledPrefixes::load(const std::string &Key, std::string &Problem) {
   try {
     Header.Inputs = stampsFromJson(Meta->at("inputs"));
     uint64_t Digest = Meta->at("digest").get<uint64_t>();
-    if (!exactlyUnchanged(Header.Inputs))
+    // Clang rejects a header whose inputs merely have a new time, so only
+    // size and time count here.
+    if (!sameSizeAndTime(Header.Inputs))
       return std::nullopt; // out of date: rebuilt
     if (fileDigest(Header.Path) != Digest) {
       Problem = "ignored the corrupt precompiled header " + Header.Path;
