@@ -1,5 +1,6 @@
 #include "Analyzer.h"
 
+#include "ClangRun.h"
 #include "FixApplier.h"
 #include "PrecompiledPrefix.h"
 #include "ResultCache.h"
@@ -18,12 +19,10 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Config/llvm-config.h"
-#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/VirtualFileSystem.h"
 
 #include <cstdlib>
 #include <map>
@@ -193,32 +192,25 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
                        std::vector<std::string> Arguments,
                        const AnalyzerConfig &Config) {
   ParseOutcome Outcome;
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
-      llvm::vfs::createPhysicalFileSystem();
-  if (std::error_code EC = FS->setCurrentWorkingDirectory(Entry.Directory)) {
-    Outcome.Failure = Entry.File + ": error: cannot enter directory " +
-                      Entry.Directory + ": " + EC.message();
-    return Outcome;
-  }
-  llvm::IntrusiveRefCntPtr<FileManager> Files(
-      new FileManager(FileSystemOptions(), FS));
   CollectingSink Sink;
   FirstErrorCollector Errors;
-  tooling::ToolInvocation Invocation(
-      std::move(Arguments), std::make_unique<TorchlintAction>(Config, Sink),
-      Files.get());
-  Invocation.setDiagnosticConsumer(&Errors);
+  ClangRun Run =
+      runClang(Entry.Directory, std::move(Arguments),
+               std::make_unique<TorchlintAction>(Config, Sink), Errors);
+  if (Run.DirectoryError) {
+    Outcome.Failure = Entry.File + ": error: cannot enter directory " +
+                      Entry.Directory + ": " + Run.DirectoryError.message();
+    return Outcome;
+  }
   // A crash while parsing or analyzing this unit (clang's or ours) becomes
   // this unit's failure; the other units are still analyzed.
-  bool Ok = false;
-  llvm::CrashRecoveryContext Recovery;
-  if (!Recovery.RunSafely([&] { Ok = Invocation.run(); })) {
+  if (Run.Crashed) {
     Outcome.Failure = Entry.File +
                       ": error: torchlint crashed while analyzing this "
                       "translation unit (please report it with the file)";
     return Outcome;
   }
-  if (!Ok || Errors.getNumErrors() > 0) {
+  if (!Run.Succeeded || Errors.getNumErrors() > 0) {
     Outcome.Failure = Errors.First.empty()
                           ? Entry.File + ": error: clang could not parse "
                                          "this translation unit"
@@ -228,7 +220,7 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
   Outcome.Findings = std::move(Sink.Findings);
   Outcome.Digests = std::move(Sink.Digests);
   if (Config.Results)
-    Outcome.Inputs = stampsOf(*Files);
+    Outcome.Inputs = stampsOf(*Run.Files);
   return Outcome;
 }
 

@@ -1,6 +1,7 @@
 #include "PrecompiledPrefix.h"
 
 #include "AtomicFile.h"
+#include "ClangRun.h"
 #include "UserCode.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -9,10 +10,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/MultiplexConsumer.h"
-#include "clang/Tooling/Tooling.h"
-#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/VirtualFileSystem.h"
 
 using namespace clang;
 
@@ -211,26 +209,18 @@ PrecompiledPrefixes::build(const PrefixRequest &Request) {
 
   std::vector<std::string> Args = Request.Arguments;
   Args.insert(Args.end(), {"-x", "c++-header", HeaderPath, "-o", PchPath});
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
-      llvm::vfs::createPhysicalFileSystem();
-  if (FS->setCurrentWorkingDirectory(Request.Directory))
-    return std::nullopt;
-  llvm::IntrusiveRefCntPtr<FileManager> Files(
-      new FileManager(FileSystemOptions(), FS));
   std::string UserFile;
   IgnoringDiagConsumer Quiet;
-  tooling::ToolInvocation Invocation(
-      std::move(Args),
+  ClangRun Run = runClang(
+      Request.Directory, std::move(Args),
       std::make_unique<BuildPrefixAction>(Request.HeaderFilter, UserFile),
-      Files.get());
-  Invocation.setDiagnosticConsumer(&Quiet);
-  bool Ok = false;
-  llvm::CrashRecoveryContext Recovery;
-  if (!Recovery.RunSafely([&] { Ok = Invocation.run(); }))
-    Ok = false;
+      Quiet);
+  if (Run.DirectoryError)
+    return std::nullopt;
+  bool Ok = Run.Succeeded;
 
   std::vector<FileStamp> Inputs;
-  if (std::optional<std::vector<FileStamp>> Stamps = stampsOf(*Files))
+  if (std::optional<std::vector<FileStamp>> Stamps = stampsOf(*Run.Files))
     for (FileStamp &Stamp : *Stamps)
       if (!llvm::StringRef(Stamp.Path).starts_with(PchPath))
         Inputs.push_back(std::move(Stamp));
