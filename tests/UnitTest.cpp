@@ -7,11 +7,13 @@
 #include "FileStamps.h"
 #include "Fingerprint.h"
 #include "FixApplier.h"
+#include "ForeignFlags.h"
 #include "PrecompiledPrefix.h"
 #include "RuleDocs.h"
 #include "SarifMerge.h"
 #include "Sharding.h"
 #include "Suppressions.h"
+#include "UntrustedFlags.h"
 #include "Writers.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -56,6 +58,42 @@ TEST(CompileDatabase, BothFormsAndRelativePaths) {
       (std::vector<std::string>{"c++", "-I", "inc", "-c", "../src/a.cpp"}));
   EXPECT_EQ(DB->Entries[1].File, "/abs/b.cpp");
   EXPECT_EQ(DB->Entries[1].Arguments.front(), "clang++");
+}
+
+using Argv = std::vector<std::string>;
+
+TEST(ForeignFlags, UnknownFlagsGoTheirValuesStay) {
+  EXPECT_EQ(adaptForeignFlags({"g++", "-fno-gnu-unique", "-I", "-fipa-pta",
+                               "-Xclang", "-fconcepts-ts", "-c", "a.cpp"}),
+            (Argv{"g++", "-I", "-fipa-pta", "-Xclang", "-fconcepts-ts", "-c",
+                  "a.cpp"}));
+}
+
+TEST(ForeignFlags, ForcedIncludesBypassTheDriversHeaderProbe) {
+  Argv Expected{"c++", "-Xclang", "-include", "-Xclang", "x.h", "a.cpp"};
+  EXPECT_EQ(adaptForeignFlags({"c++", "-include", "x.h", "a.cpp"}), Expected);
+  EXPECT_EQ(adaptForeignFlags({"c++", "-includex.h", "a.cpp"}), Expected);
+  EXPECT_EQ(adaptForeignFlags({"c++", "--include=x.h", "a.cpp"}), Expected);
+}
+
+TEST(ForeignFlags, MsvcPrecompiledHeadersGo) {
+  EXPECT_TRUE(isClDriverMode({"C:/VC/bin/cl.exe"}));
+  EXPECT_TRUE(isClDriverMode({"clang++", "--driver-mode=cl"}));
+  EXPECT_FALSE(isClDriverMode({"clang-cl", "--driver-mode=g++"}));
+  EXPECT_EQ(adaptForeignFlags({"cl.exe", "/Yustdafx.h", "/Fpa.pch", "/Y-",
+                               "/FIstdafx.h", "/c", "a.cpp"}),
+            (Argv{"cl.exe", "/FIstdafx.h", "/c", "a.cpp"}));
+}
+
+TEST(UntrustedFlags, PreprocessorPassThroughKeepsOnlyMacros) {
+  SanitizedCommand Safe = dropUnsafeFlags(
+      {"c++", "-Wp,-D_FORTIFY_SOURCE=2,-UNDEBUG", "-Wp,-MD,a.d",
+       "-Xpreprocessor", "-DX", "-Xpreprocessor", "-dependency-file",
+       "/clang:-fplugin=x.so", "-c", "a.cpp"});
+  EXPECT_EQ(Safe.Arguments, (Argv{"c++", "--no-default-config",
+                                  "-Wp,-D_FORTIFY_SOURCE=2,-UNDEBUG",
+                                  "-Xpreprocessor", "-DX", "-c", "a.cpp"}));
+  EXPECT_EQ(Safe.Dropped.size(), 3u);
 }
 
 TEST(CompileDatabase, ProblemsNameTheFileAndTheEntry) {

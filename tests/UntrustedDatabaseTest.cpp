@@ -1,5 +1,4 @@
-//===--- UntrustedDatabaseTest.cpp - A stranger's compile database
-//---------===//
+//===--- UntrustedDatabaseTest.cpp - A stranger's compile database --------===//
 //
 // In CI, the compilation database may come from the pull request under
 // review. Whatever its commands say, torchlint loads no code, reads no
@@ -99,11 +98,14 @@ TEST(UntrustedDatabase, PluginsAreNotLoaded) {
 TEST(UntrustedDatabase, NothingIsWritten) {
   Project P;
   std::set<std::string> Before = P.files();
-  RunResult R =
-      torchlint({P.database("clang++ --serialize-diagnostics " + P.Dir +
-                            "/diagnostics.dia -ftime-trace=" + P.Dir +
-                            "/trace.json -save-temps=obj -MJ " + P.Dir +
-                            "/fragment.json -MD -MF " + P.Dir + "/a.d")});
+  RunResult R = torchlint({P.database(
+      "clang++ --serialize-diagnostics " + P.Dir +
+      "/diagnostics.dia -ftime-trace=" + P.Dir +
+      "/trace.json -save-temps=obj -MJ " + P.Dir + "/fragment.json -MD -MF " +
+      P.Dir + "/a.d" +
+      // Straight to the preprocessor, as -Xclang would.
+      " -Xpreprocessor -dependency-file -Xpreprocessor " + P.Dir +
+      "/b.d -Wp,-MD," + P.Dir + "/c.d" + " -Wp,-D_FORTIFY_SOURCE=2,-UNDEBUG")});
   EXPECT_EQ(R.ExitCode, 0) << R.Stderr;
   std::set<std::string> After = P.files();
   After.erase("compile_commands.json");
@@ -112,7 +114,14 @@ TEST(UntrustedDatabase, NothingIsWritten) {
                           "/diagnostics.dia' (it writes files)"),
             std::string::npos)
       << R.Stderr;
-  // The outputs that every build names are dropped without a word.
+  EXPECT_NE(R.Stderr.find("'-Xpreprocessor -dependency-file' (it passes "
+                          "options to clang's internals unchecked)"),
+            std::string::npos)
+      << R.Stderr;
+  EXPECT_NE(R.Stderr.find("'-Wp,-MD," + P.Dir + "/c.d'"), std::string::npos)
+      << R.Stderr;
+  // Macro definitions stay; the outputs every build names go without a word.
+  EXPECT_EQ(R.Stderr.find("FORTIFY"), std::string::npos) << R.Stderr;
   EXPECT_EQ(R.Stderr.find("-MF"), std::string::npos) << R.Stderr;
 }
 

@@ -5,6 +5,7 @@
 #include "PrecompiledPrefix.h"
 #include "ResultCache.h"
 #include "RuleRegistry.h"
+#include "ForeignFlags.h"
 #include "UntrustedFlags.h"
 #include "UserCode.h"
 
@@ -156,7 +157,7 @@ std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
                                            std::vector<std::string> &Dropped) {
   SanitizedCommand Safe = dropUnsafeFlags(Entry.Arguments);
   Dropped = std::move(Safe.Dropped);
-  tooling::CommandLineArguments Args = std::move(Safe.Arguments);
+  tooling::CommandLineArguments Args = adaptForeignFlags(Safe.Arguments);
   Args = tooling::getClangStripOutputAdjuster()(Args, Entry.File);
   Args = tooling::getClangStripDependencyFileAdjuster()(Args, Entry.File);
   Args = tooling::getClangSyntaxOnlyAdjuster()(Args, Entry.File);

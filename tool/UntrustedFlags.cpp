@@ -1,5 +1,7 @@
 #include "UntrustedFlags.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace torchlint {
@@ -23,6 +25,8 @@ constexpr FlagRule Rules[] = {
     {"-fplugin-arg-", false, true, Effect::LoadsCode},
     // cc1 and LLVM options pass straight through the driver's checks.
     {"-Xclang", true, false, Effect::Unchecked},
+    {"-Xpreprocessor", true, false, Effect::Unchecked},
+    {"-Wp,", false, true, Effect::Unchecked},
     {"-mllvm", true, false, Effect::Unchecked},
     {"--config=", false, true, Effect::ReadsConfig},
     {"--config", true, false, Effect::ReadsConfig},
@@ -65,6 +69,19 @@ const char *why(Effect What) {
   }
 }
 
+/// A macro definition passed through to the preprocessor is safe to keep:
+/// distributions' build flags write `-Wp,-D_FORTIFY_SOURCE=2`.
+bool isMacroOption(llvm::StringRef Option) {
+  return Option.size() > 2 &&
+         (Option.starts_with("-D") || Option.starts_with("-U"));
+}
+
+bool onlyMacroOptions(llvm::StringRef CommaSeparated) {
+  llvm::SmallVector<llvm::StringRef, 4> Options;
+  CommaSeparated.split(Options, ',');
+  return llvm::all_of(Options, isMacroOption);
+}
+
 const FlagRule *ruleFor(llvm::StringRef Arg) {
   for (const FlagRule &Rule : Rules) {
     if (Arg == Rule.Spelling)
@@ -80,6 +97,9 @@ SanitizedCommand dropUnsafeFlags(const std::vector<std::string> &Arguments) {
   SanitizedCommand Result;
   for (size_t I = 0; I < Arguments.size(); ++I) {
     llvm::StringRef Arg = Arguments[I];
+    // clang-cl hands `/clang:-flag` to its driver as `-flag`.
+    if (!Arg.consume_front("/clang:"))
+      Arg.consume_front("-clang:");
     const FlagRule *Rule = I == 0 ? nullptr : ruleFor(Arg);
     if (!Rule) {
       Result.Arguments.push_back(Arguments[I]);
@@ -94,6 +114,15 @@ SanitizedCommand dropUnsafeFlags(const std::vector<std::string> &Arguments) {
       Written += " " + Value;
     }
     Effect What = Rule->What;
+    if (Arg == "-Xpreprocessor" && isMacroOption(Value)) {
+      Result.Arguments.insert(Result.Arguments.end(),
+                              {Arguments[I - 1], Value});
+      continue;
+    }
+    if (Arg.starts_with("-Wp,") && onlyMacroOptions(Arg.drop_front(4))) {
+      Result.Arguments.push_back(Written);
+      continue;
+    }
     if (Arg == "-Xclang") {
       llvm::StringRef Option = Value;
       // CMake's precompiled headers for clang: `-Xclang -include -Xclang
