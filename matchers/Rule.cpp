@@ -10,7 +10,6 @@ using namespace clang;
 
 namespace torchlint {
 
-RuleOptions::~RuleOptions() = default;
 FindingSink::~FindingSink() = default;
 
 AnalysisContext::AnalysisContext(const UserCode &Code, FindingSink &Sink,

@@ -55,7 +55,7 @@ struct RuleInfo {
 /// CheckOptions in the plugin. Keys are "<rule-id>.<Option>".
 class RuleOptions {
 public:
-  virtual ~RuleOptions();
+  virtual ~RuleOptions() = default;
   virtual std::optional<std::string> get(llvm::StringRef Key) const = 0;
 };
 

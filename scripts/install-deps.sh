@@ -9,6 +9,8 @@ packages=(
   clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev clang-tidy-19
   # the programs it analyzes, and the runtime
   libtorch-dev
+  # the fuzzers and sanitizers (scripts/fuzz.sh, scripts/sanitize.sh)
+  libclang-rt-19-dev
   # JSON, tests, build
   nlohmann-json3-dev libgtest-dev cmake ninja-build g++ make
 )

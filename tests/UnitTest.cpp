@@ -104,6 +104,10 @@ TEST(CompileDatabase, ProblemsNameTheFileAndTheEntry) {
   EXPECT_EQ(Error("[1, 2"), "/db.json: invalid JSON at line 1, column 6: "
                             "syntax error while parsing array - unexpected "
                             "end of input; expected ']'");
+  // Found by fuzzing: a number too large for a double is not a parse error
+  // to nlohmann, and it ended the run.
+  EXPECT_EQ(Error("[1e99999]"),
+            "/db.json: invalid JSON: number overflow parsing '1e99999'");
   EXPECT_EQ(Error("[{\"file\": \"a.cpp\", \"command\": \"c++\"}]"),
             "/db.json: entry 1 (a.cpp) has no \"directory\" string");
   EXPECT_EQ(Error("[{\"directory\": \"/\", \"file\": \"a.cpp\", "

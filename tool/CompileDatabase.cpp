@@ -11,8 +11,8 @@ namespace torchlint {
 namespace {
 
 llvm::Error problem(const std::string &Path, const llvm::Twine &What) {
-  return llvm::createStringError(std::errc::invalid_argument,
-                                 "%s: %s", Path.c_str(), What.str().c_str());
+  return llvm::createStringError(std::errc::invalid_argument, "%s: %s",
+                                 Path.c_str(), What.str().c_str());
 }
 
 /// Line and column (1-based) of a byte offset.
@@ -110,18 +110,24 @@ llvm::Expected<CompileDatabase> parseCompileDatabase(const std::string &Text,
       Reason = Reason.substr(Detail + 2);
     return problem(Path, "invalid JSON at line " + llvm::Twine(Line) +
                              ", column " + llvm::Twine(Column) + ": " + Reason);
+  } catch (const nlohmann::json::exception &E) {
+    // A number too large for a double: "[json.exception.out_of_range.406]
+    // number overflow parsing '1e99999'".
+    std::string Reason = E.what();
+    return problem(Path,
+                   "invalid JSON: " + Reason.substr(Reason.find(' ') + 1));
   }
   if (!Root.is_array())
     return problem(Path, "expected a JSON array of compile commands");
 
   llvm::SmallString<256> DatabaseDir(Path);
   llvm::sys::path::remove_filename(DatabaseDir);
-  std::string Base = absolutePath(DatabaseDir.empty() ? "." : std::string(DatabaseDir),
-                                  [] {
-                                    llvm::SmallString<256> Cwd;
-                                    llvm::sys::fs::current_path(Cwd);
-                                    return std::string(Cwd);
-                                  }());
+  std::string Base =
+      absolutePath(DatabaseDir.empty() ? "." : std::string(DatabaseDir), [] {
+        llvm::SmallString<256> Cwd;
+        llvm::sys::fs::current_path(Cwd);
+        return std::string(Cwd);
+      }());
 
   CompileDatabase Database;
   Database.Path = Path;
@@ -141,8 +147,8 @@ llvm::Expected<CompileDatabase> parseCompileDatabase(const std::string &Text,
     if (!File)
       return problem(Path, Where + " has no \"file\" string");
     if (!Directory)
-      return problem(Path, Where + " (" + *File +
-                               ") has no \"directory\" string");
+      return problem(Path,
+                     Where + " (" + *File + ") has no \"directory\" string");
     CompileEntry Entry;
     Entry.Directory = absolutePath(*Directory, Base);
     Entry.File = absolutePath(*File, Entry.Directory);
@@ -160,7 +166,8 @@ llvm::Expected<CompileDatabase> parseCompileDatabase(const std::string &Text,
     } else if (const std::string *Command = StringField("command")) {
       Entry.Arguments = splitCommandLine(*Command);
       if (Entry.Arguments.empty())
-        return problem(Path, Where + " (" + *File + ") has an empty \"command\"");
+        return problem(Path,
+                       Where + " (" + *File + ") has an empty \"command\"");
     } else {
       return problem(Path, Where + " (" + *File +
                                ") has neither \"command\" nor \"arguments\"");

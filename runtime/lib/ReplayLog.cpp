@@ -41,7 +41,8 @@ ReplayLog ReplayLog::parse(const std::string &Text, const std::string &Name) {
   ReplayLog Log;
   try {
     Log.Document = ordered_json::parse(Text);
-  } catch (const nlohmann::json::parse_error &E) {
+  } catch (const nlohmann::json::exception &E) {
+    // A syntax error, or a number too large for a double.
     std::string What = E.what();
     throw LogError(Name + ": not valid JSON (" +
                    What.substr(What.find(' ') + 1) + ")");

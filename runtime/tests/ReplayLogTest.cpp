@@ -130,6 +130,10 @@ TEST(ReplayLog, BadInputIsOneErrorNamingTheFile) {
   EXPECT_EQ(ErrorOf("{\"runs\": ["), ErrorOf("{\"runs\": [")); // stable
   EXPECT_EQ(ErrorOf("{\"runs\": [").rfind("in.sarif: not valid JSON", 0), 0u);
   EXPECT_EQ(ErrorOf("[1, 2]").rfind("in.sarif: neither a SARIF log", 0), 0u);
+  // Found by fuzzing: nlohmann reports a number too large for a double as
+  // out_of_range, not as a parse error.
+  EXPECT_EQ(ErrorOf("{\"runs\": [1e99999]}"),
+            "in.sarif: not valid JSON (number overflow parsing '1e99999')");
   EXPECT_EQ(ErrorOf("{\"runs\": [{\"results\": 3}]}"),
             "in.sarif: a SARIF run without a results array");
   try {
