@@ -41,7 +41,13 @@ bool isForbidden(const llvm::opt::Option &O) {
         options::OPT_ftime_trace, options::OPT_ftime_trace_EQ,
         options::OPT_save_temps, options::OPT_save_temps_EQ, options::OPT_MJ,
         options::OPT__serialize_diags, options::OPT_fmodules,
-        options::OPT_fmodules_cache_path})
+        options::OPT_fmodules_cache_path, options::OPT_fcxx_modules,
+        options::OPT_fimplicit_modules, options::OPT_fcrash_diagnostics_dir,
+        options::OPT_fproc_stat_report, options::OPT_fproc_stat_report_EQ,
+        options::OPT_config_system_dir_EQ, options::OPT_config_user_dir_EQ,
+        // The outputs dropped without a word.
+        options::OPT_o, options::OPT_MF, options::OPT_MD, options::OPT_MMD,
+        options::OPT_M, options::OPT_MM, options::OPT_include_pch})
     if (O.matches(Id))
       return true;
   return false;

@@ -86,14 +86,38 @@ TEST(ForeignFlags, MsvcPrecompiledHeadersGo) {
 }
 
 TEST(UntrustedFlags, PreprocessorPassThroughKeepsOnlyMacros) {
-  SanitizedCommand Safe = dropUnsafeFlags(
-      {"c++", "-Wp,-D_FORTIFY_SOURCE=2,-UNDEBUG", "-Wp,-MD,a.d",
-       "-Xpreprocessor", "-DX", "-Xpreprocessor", "-dependency-file",
-       "/clang:-fplugin=x.so", "-c", "a.cpp"});
+  SanitizedCommand Safe =
+      dropUnsafeFlags({"c++", "-Wp,-D_FORTIFY_SOURCE=2,-UNDEBUG", "-Wp,-MD,a.d",
+                       "-Xpreprocessor", "-DX", "-Xpreprocessor",
+                       "-dependency-file", "-c", "a.cpp"});
   EXPECT_EQ(Safe.Arguments, (Argv{"c++", "--no-default-config",
                                   "-Wp,-D_FORTIFY_SOURCE=2,-UNDEBUG",
                                   "-Xpreprocessor", "-DX", "-c", "a.cpp"}));
-  EXPECT_EQ(Safe.Dropped.size(), 3u);
+  EXPECT_EQ(Safe.Dropped, (Argv{"'-Wp,-MD,a.d' (it passes options to clang's "
+                                "internals unchecked)",
+                                "'-Xpreprocessor -dependency-file' (it passes "
+                                "options to clang's internals unchecked)"}));
+}
+
+// Found by fuzzing: the driver's aliases of the flags that write files.
+TEST(UntrustedFlags, AliasesAreTheFlagsTheyStandFor) {
+  SanitizedCommand Safe =
+      dropUnsafeFlags({"c++", "--save-temps", "--write-dependencies",
+                       "--output=a.o", "--output", "b.o", "-c", "a.cpp"});
+  EXPECT_EQ(Safe.Arguments,
+            (Argv{"c++", "--no-default-config", "-c", "a.cpp"}));
+  EXPECT_EQ(Safe.Dropped, (Argv{"'--save-temps' (it writes files)"}));
+}
+
+TEST(UntrustedFlags, ClangClPassesFlagsThroughSlashClang) {
+  SanitizedCommand Safe =
+      dropUnsafeFlags({"cl.exe", "/clang:-fplugin=x.so", "/clang:-O2",
+                       "-Xclang", "-load", "-Xclang", "x.so", "/c", "a.cpp"});
+  EXPECT_EQ(Safe.Arguments, (Argv{"cl.exe", "--no-default-config", "/clang:-O2",
+                                  "/c", "a.cpp"}));
+  ASSERT_EQ(Safe.Dropped.size(), 2u);
+  EXPECT_EQ(Safe.Dropped[1],
+            "'-Xclang -load -Xclang x.so' (it can load code into torchlint)");
 }
 
 TEST(CompileDatabase, ProblemsNameTheFileAndTheEntry) {

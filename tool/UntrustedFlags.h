@@ -24,8 +24,10 @@ struct SanitizedCommand {
 };
 
 /// Arguments without the flags that load code, read configuration files or
-/// write files. The outputs every build writes (-o, -MD, -MF, -MT) are
-/// dropped silently. Arguments[0] is the compiler.
+/// write files, recognised as clang's driver parses the command (aliases such
+/// as --save-temps, and clang-cl's /clang:, included). The outputs every
+/// build writes (-o, -MD, -MF, -MT) are dropped silently. Arguments[0] is the
+/// compiler.
 SanitizedCommand dropUnsafeFlags(const std::vector<std::string> &Arguments);
 
 } // namespace torchlint
