@@ -124,35 +124,6 @@ bool sizeChangesPerIteration(const Expr *Size, const Stmt *Loop,
   return false;
 }
 
-/// The statement S is a direct child of a block: where a line can go.
-const Stmt *statementInBlock(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNode Node = DynTypedNode::create(*S);
-  const Stmt *Child = S;
-  for (unsigned Steps = 0; Steps < 64; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(Node);
-    if (Parents.empty())
-      return nullptr;
-    Node = Parents[0];
-    const auto *Parent = Node.get<Stmt>();
-    if (!Parent) {
-      if (Node.get<VarDecl>())
-        continue;
-      return nullptr;
-    }
-    if (isa<CompoundStmt>(Parent))
-      return Child;
-    if (isa<LambdaExpr>(Parent))
-      return nullptr;
-    Child = Parent;
-  }
-  return nullptr;
-}
-
-std::string indentationOf(SourceLocation Loc, const SourceManager &SM) {
-  llvm::StringRef Line = textBeforeOnLine(Loc, SM);
-  return Line.substr(0, Line.find_first_not_of(" \t")).str();
-}
-
 constexpr llvm::StringLiteral Enable =
     "at::globalContext().setBenchmarkCuDNN(true);";
 } // namespace

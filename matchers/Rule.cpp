@@ -3,6 +3,8 @@
 #include "DeviceFlow.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -242,6 +244,45 @@ FindingBuilder &FindingBuilder::remove(CharSourceRange Range) {
 FindingBuilder &FindingBuilder::recipe(nlohmann::json Recipe) {
   F.Recipe = std::move(Recipe);
   return *this;
+}
+
+const Stmt *statementInBlock(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  const Stmt *Child = S;
+  for (unsigned Steps = 0; Steps < 64; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return nullptr;
+    Node = Parents[0];
+    const auto *Parent = Node.get<Stmt>();
+    if (!Parent) {
+      if (Node.get<VarDecl>())
+        continue;
+      return nullptr;
+    }
+    if (isa<CompoundStmt>(Parent))
+      return Child;
+    if (isa<LambdaExpr>(Parent))
+      return nullptr;
+    Child = Parent;
+  }
+  return nullptr;
+}
+
+SourceLocation lastTokenOf(const Stmt *S, ASTContext &Ctx) {
+  // An expression's range, and that of an if or a loop whose body is one,
+  // stops before the semicolon.
+  SourceLocation End = S->getEndLoc();
+  if (isa<CompoundStmt>(S))
+    return End;
+  std::optional<Token> Next =
+      Lexer::findNextToken(End, Ctx.getSourceManager(), Ctx.getLangOpts());
+  return Next && Next->is(tok::semi) ? Next->getLocation() : End;
+}
+
+std::string indentationOf(SourceLocation Loc, const SourceManager &SM) {
+  llvm::StringRef Line = textBeforeOnLine(Loc, SM);
+  return Line.substr(0, Line.find_first_not_of(" \t")).str();
 }
 
 } // namespace torchlint

@@ -1,5 +1,7 @@
 #include "RuleRegistry.h"
 
+#include "AutocastStaleCacheCheck.h"
+#include "BackwardUnderAutocastCheck.h"
 #include "CpuTensorThenMovedCheck.h"
 #include "CudaVisibleDevicesInCodeCheck.h"
 #include "CudnnBenchmarkOffCheck.h"
@@ -36,6 +38,8 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<CudaVisibleDevicesInCodeCheck>(),
       entry<EvalWithoutNoGradCheck>(),
       entry<CudnnBenchmarkOffCheck>(),
+      entry<AutocastStaleCacheCheck>(),
+      entry<BackwardUnderAutocastCheck>(),
   };
   // clang-format on
   return Rules;

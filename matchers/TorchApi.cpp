@@ -404,6 +404,26 @@ bool isModuleMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
          hasQualifiedName(MD->getParent(), "torch::nn::Module");
 }
 
+std::string scalarTypeName(const Expr *E) {
+  E = api::ignoreWrappers(E);
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E)) {
+    llvm::StringRef Name = Ref->getDecl()->getName();
+    Name.consume_front("k");
+    return llvm::StringSwitch<std::string>(Name)
+        .Cases("Float", "Float32", "float32")
+        .Cases("Double", "Float64", "float64")
+        .Cases("Half", "Float16", "float16")
+        .Case("BFloat16", "bfloat16")
+        .Cases("Long", "Int64", "int64")
+        .Cases("Int", "Int32", "int32")
+        .Case("Byte", "uint8")
+        .Case("Char", "int8")
+        .Case("Bool", "bool")
+        .Default("");
+  }
+  return "";
+}
+
 bool isBackwardCall(const CallExpr *Call) {
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
   if (!FD || !FD->getDeclName().isIdentifier())

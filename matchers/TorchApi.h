@@ -86,6 +86,11 @@ bool isTensorMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name = "");
 bool isModuleTo(const clang::CXXMethodDecl *MD);
 /// The method is torch::nn::Module's, with this name ("train", "eval").
 bool isModuleMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name);
+/// The name of the dtype a ScalarType constant names (torch::kHalf,
+/// at::kFloat16, c10::ScalarType::BFloat16) as the recipes write it: "float16",
+/// "bfloat16", ...; empty when E is not such a constant.
+std::string scalarTypeName(const clang::Expr *E);
+
 /// Autograd's backward pass: tensor.backward(), torch::autograd::backward()
 /// or torch::autograd::grad().
 bool isBackwardCall(const clang::CallExpr *Call);

@@ -182,26 +182,6 @@ const char *provenanceName(Provenance How) {
   }
 }
 
-std::string scalarTypeName(const Expr *E) {
-  E = api::ignoreWrappers(E);
-  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E)) {
-    llvm::StringRef Name = Ref->getDecl()->getName();
-    Name.consume_front("k");
-    return llvm::StringSwitch<std::string>(Name)
-        .Cases("Float", "Float32", "float32")
-        .Cases("Double", "Float64", "float64")
-        .Cases("Half", "Float16", "float16")
-        .Case("BFloat16", "bfloat16")
-        .Cases("Long", "Int64", "int64")
-        .Cases("Int", "Int32", "int32")
-        .Case("Byte", "uint8")
-        .Case("Char", "int8")
-        .Case("Bool", "bool")
-        .Default("");
-  }
-  return "";
-}
-
 /// The dtype set by options: .dtype(k), torch::dtype(k), TensorOptions(k).
 json dtypeOf(const Expr *Options) {
   Options = api::ignoreWrappers(Options);
@@ -211,7 +191,7 @@ json dtypeOf(const Expr *Options) {
     const FunctionDecl *FD = Call->getDirectCallee();
     if (FD && FD->getDeclName().isIdentifier() && FD->getName() == "dtype" &&
         Call->getNumArgs() >= 1) {
-      std::string Name = scalarTypeName(Call->getArg(0));
+      std::string Name = api::scalarTypeName(Call->getArg(0));
       if (!Name.empty())
         return Name;
     }
@@ -221,11 +201,11 @@ json dtypeOf(const Expr *Options) {
   }
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(Options))
     if (Construct->getNumArgs() >= 1) {
-      std::string Name = scalarTypeName(Construct->getArg(0));
+      std::string Name = api::scalarTypeName(Construct->getArg(0));
       if (!Name.empty())
         return Name;
     }
-  std::string Name = scalarTypeName(Options);
+  std::string Name = api::scalarTypeName(Options);
   return Name.empty() ? json(nullptr) : json(Name);
 }
 
