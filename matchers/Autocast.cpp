@@ -1,9 +1,9 @@
 #include "Autocast.h"
 
+#include "EnclosingBlocks.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
 
@@ -49,7 +49,7 @@ std::optional<AutocastCall> classify(const CallExpr *Call,
     Read.What = Action::ClearCache;
     return Read;
   }
-  if (Name == "set_autocast_cache_enabled" && Call->getNumArgs() == 1) {
+  if (Name == "set_autocast_cache_enabled" && Args == 1) {
     if (api::constantBool(Call->getArg(0), Ctx) != false)
       return std::nullopt;
     Read.What = Action::DisableCache;
@@ -96,41 +96,24 @@ std::optional<AutocastCall> classify(const CallExpr *Call,
 
 std::optional<AutocastCall> switchBefore(const Stmt *S, api::DeviceKind Device,
                                          ASTContext &Ctx) {
-  DynTypedNode Node = DynTypedNode::create(*S);
-  const Stmt *Child = S;
-  for (unsigned Steps = 0; Steps < 256; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(Node);
-    if (Parents.empty())
-      return std::nullopt;
-    Node = Parents[0];
-    const auto *Parent = Node.get<Stmt>();
-    if (!Parent) {
-      if (Node.get<VarDecl>())
-        continue; // a local variable's initialiser
-      return std::nullopt;
-    }
-    if (isa<LambdaExpr>(Parent))
-      return std::nullopt;
-    if (const auto *Block = dyn_cast<CompoundStmt>(Parent)) {
-      // The latest switch before Child wins over anything in the blocks
-      // around.
-      std::optional<AutocastCall> Latest;
-      for (const Stmt *Item : Block->body()) {
-        if (Item == Child)
-          break;
-        const auto *E = dyn_cast<Expr>(Item);
-        const auto *Call =
-            E ? dyn_cast<CallExpr>(E->IgnoreParenImpCasts()) : nullptr;
-        if (std::optional<AutocastCall> Read = classify(Call, Ctx);
-            Read && Read->isSwitch() && Read->Device == Device)
-          Latest = Read;
-      }
-      if (Latest)
-        return Latest;
-    }
-    Child = Parent;
-  }
-  return std::nullopt;
+  // The latest switch before S in a block wins over anything in the blocks
+  // around.
+  std::optional<AutocastCall> Latest;
+  forEachEnclosingBlock(
+      S, Ctx, [&](const CompoundStmt *Block, const Stmt *Child) {
+        for (const Stmt *Item : Block->body()) {
+          if (Item == Child)
+            break;
+          const auto *E = dyn_cast<Expr>(Item);
+          const auto *Call =
+              E ? dyn_cast<CallExpr>(E->IgnoreParenImpCasts()) : nullptr;
+          if (std::optional<AutocastCall> Read = classify(Call, Ctx);
+              Read && Read->isSwitch() && Read->Device == Device)
+            Latest = Read;
+        }
+        return Latest.has_value();
+      });
+  return Latest;
 }
 
 } // namespace torchlint::autocast

@@ -1,6 +1,7 @@
 #include "AutocastStaleCacheCheck.h"
 
 #include "DeviceFlow.h"
+#include "EnclosingBlocks.h"
 #include "WorkloadRecipe.h"
 
 #include "clang/AST/ASTContext.h"
@@ -46,10 +47,10 @@ bool isCudaSwitch(const AutocastCall &Read) {
 
 void AutocastStaleCacheCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
-      callExpr(callee(functionDecl(hasAnyName(
-                   "set_enabled", "set_autocast_enabled", "clear_cache",
-                   "set_autocast_cache_enabled",
-                   "set_autocast_gpu_dtype", "set_autocast_dtype"))))
+      callExpr(callee(functionDecl(
+                   hasAnyName("set_enabled", "set_autocast_enabled",
+                              "clear_cache", "set_autocast_cache_enabled",
+                              "set_autocast_gpu_dtype", "set_autocast_dtype"))))
           .bind("autocast"),
       this);
   Finder->addMatcher(

@@ -2,6 +2,7 @@
 
 #include "DeviceFlow.h"
 #include "DeviceNotes.h"
+#include "EnclosingBlocks.h"
 #include "Loops.h"
 #include "TorchApi.h"
 #include "WorkloadRecipe.h"

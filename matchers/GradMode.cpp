@@ -1,13 +1,13 @@
 #include "GradMode.h"
 
 #include "DeviceFlow.h"
+#include "EnclosingBlocks.h"
 #include "TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -291,48 +291,31 @@ GradSetting::Kind guardEffect(const VarDecl *Var, ASTContext &Ctx) {
 }
 
 GradSetting gradSettingAt(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNode Node = DynTypedNode::create(*S);
-  const Stmt *Child = S;
-  for (unsigned Steps = 0; Steps < 256; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(Node);
-    if (Parents.empty())
-      return {};
-    Node = Parents[0];
-    const auto *Parent = Node.get<Stmt>();
-    if (!Parent) {
-      if (Node.get<VarDecl>())
-        continue; // a local variable's initialiser
-      return {};
-    }
-    if (isa<LambdaExpr>(Parent))
-      return {};
-    if (const auto *Block = dyn_cast<CompoundStmt>(Parent)) {
-      // The latest statement before Child that decides wins, over anything
-      // in the blocks around.
-      GradSetting Latest;
-      for (const Stmt *Item : Block->body()) {
-        if (Item == Child)
-          break;
-        if (const auto *Decls = dyn_cast<DeclStmt>(Item)) {
-          for (const Decl *D : Decls->decls())
-            if (GradSetting::Kind Effect =
-                    guardEffect(dyn_cast<VarDecl>(D), Ctx);
-                Effect != GradSetting::Default)
-              Latest = {Effect, Decls};
-        } else if (const auto *E = dyn_cast<Expr>(Item)) {
-          if (std::optional<std::optional<bool>> Setting =
-                  gradModeSetting(E->IgnoreParenImpCasts(), Ctx))
-            Latest = {*Setting == false ? GradSetting::Disabled
-                                        : GradSetting::Enabled,
-                      Item};
+  // The latest statement before S in a block that decides wins, over
+  // anything in the blocks around.
+  GradSetting Latest;
+  forEachEnclosingBlock(
+      S, Ctx, [&](const CompoundStmt *Block, const Stmt *Child) {
+        for (const Stmt *Item : Block->body()) {
+          if (Item == Child)
+            break;
+          if (const auto *Decls = dyn_cast<DeclStmt>(Item)) {
+            for (const Decl *D : Decls->decls())
+              if (GradSetting::Kind Effect =
+                      guardEffect(dyn_cast<VarDecl>(D), Ctx);
+                  Effect != GradSetting::Default)
+                Latest = {Effect, Decls};
+          } else if (const auto *E = dyn_cast<Expr>(Item)) {
+            if (std::optional<std::optional<bool>> Setting =
+                    gradModeSetting(E->IgnoreParenImpCasts(), Ctx))
+              Latest = {*Setting == false ? GradSetting::Disabled
+                                          : GradSetting::Enabled,
+                        Item};
+          }
         }
-      }
-      if (Latest.State != GradSetting::Default)
-        return Latest;
-    }
-    Child = Parent;
-  }
-  return {};
+        return Latest.State != GradSetting::Default;
+      });
+  return Latest;
 }
 
 std::optional<bool> gradDisabledInCallers(const FunctionDecl *FD,

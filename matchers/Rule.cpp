@@ -3,8 +3,6 @@
 #include "DeviceFlow.h"
 
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -244,29 +242,6 @@ FindingBuilder &FindingBuilder::remove(CharSourceRange Range) {
 FindingBuilder &FindingBuilder::recipe(nlohmann::json Recipe) {
   F.Recipe = std::move(Recipe);
   return *this;
-}
-
-const Stmt *statementInBlock(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNode Node = DynTypedNode::create(*S);
-  const Stmt *Child = S;
-  for (unsigned Steps = 0; Steps < 64; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(Node);
-    if (Parents.empty())
-      return nullptr;
-    Node = Parents[0];
-    const auto *Parent = Node.get<Stmt>();
-    if (!Parent) {
-      if (Node.get<VarDecl>())
-        continue;
-      return nullptr;
-    }
-    if (isa<CompoundStmt>(Parent))
-      return Child;
-    if (isa<LambdaExpr>(Parent))
-      return nullptr;
-    Child = Parent;
-  }
-  return nullptr;
 }
 
 SourceLocation lastTokenOf(const Stmt *S, ASTContext &Ctx) {

@@ -136,12 +136,6 @@ private:
 llvm::StringRef textBeforeOnLine(clang::SourceLocation Loc,
                                  const clang::SourceManager &SM);
 
-/// The statement that holds S and is itself a statement of a block: where a
-/// fix-it can add a line before or after it. Null inside a lambda, or when S
-/// is the body of an if or a loop without braces.
-const clang::Stmt *statementInBlock(const clang::Stmt *S,
-                                    clang::ASTContext &Ctx);
-
 /// The last token of a statement of a block: its semicolon, also that of the
 /// body of an if or a loop without braces.
 clang::SourceLocation lastTokenOf(const clang::Stmt *S, clang::ASTContext &Ctx);
