@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileDatabase.h"
+#include "DriverCommand.h"
 #include "ForeignFlags.h"
 #include "UntrustedFlags.h"
 

@@ -4,6 +4,7 @@
 #include "CheckGlob.h"
 #include "CompileDatabase.h"
 #include "Configuration.h"
+#include "DriverCommand.h"
 #include "FileStamps.h"
 #include "Fingerprint.h"
 #include "FixApplier.h"

@@ -1,12 +1,8 @@
 #include "ForeignFlags.h"
 
-#include "clang/Driver/Options.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Option/ArgList.h"
-#include "llvm/Option/OptTable.h"
-#include "llvm/Support/Path.h"
+#include "DriverCommand.h"
 
-#include <algorithm>
+#include "clang/Driver/Options.h"
 
 namespace torchlint {
 
@@ -21,41 +17,19 @@ bool isMsvcPrecompiledHeaderFlag(const llvm::opt::Arg &A) {
 }
 } // namespace
 
-bool isClDriverMode(const std::vector<std::string> &Arguments) {
-  for (llvm::StringRef Arg : Arguments)
-    if (Arg.starts_with("--driver-mode="))
-      return Arg == "--driver-mode=cl";
-  llvm::StringRef Name = llvm::sys::path::stem(Arguments.front());
-  return Name.equals_insensitive("cl") ||
-         Name.ends_with_insensitive("clang-cl");
-}
-
 std::vector<std::string>
 adaptForeignFlags(const std::vector<std::string> &Arguments) {
   if (Arguments.empty())
     return Arguments;
   bool Cl = isClDriverMode(Arguments);
-  std::vector<const char *> Argv;
-  for (size_t I = 1; I < Arguments.size(); ++I)
-    Argv.push_back(Arguments[I].c_str());
-  unsigned MissingIndex = 0, MissingCount = 0;
-  llvm::opt::Visibility Visible(Cl ? clang::driver::options::CLOption
-                                   : clang::driver::options::ClangOption);
-  llvm::opt::InputArgList Parsed = clang::driver::getDriverOptTable().ParseArgs(
-      Argv, MissingIndex, MissingCount, Visible);
-
-  // Each parsed flag spans the arguments up to the next one's: its values.
-  std::vector<const llvm::opt::Arg *> Flags(Parsed.begin(), Parsed.end());
-  std::sort(Flags.begin(), Flags.end(),
-            [](auto *L, auto *R) { return L->getIndex() < R->getIndex(); });
+  DriverCommand Command({Arguments.begin() + 1, Arguments.end()}, Cl);
   std::vector<std::string> Adapted{Arguments.front()};
-  size_t Copied = 0; // of Argv
-  for (size_t K = 0; K < Flags.size(); ++K) {
-    const llvm::opt::Arg &A = *Flags[K];
-    size_t End = K + 1 < Flags.size() ? Flags[K + 1]->getIndex() : Argv.size();
-    for (; Copied < A.getIndex(); ++Copied)
-      Adapted.push_back(Argv[Copied]);
-    Copied = End;
+  auto Keep = [&](size_t Begin, size_t End) {
+    for (size_t I = Begin; I < End; ++I)
+      Adapted.push_back(Command.argument(I));
+  };
+  for (const DriverCommand::Flag &F : Command.flags()) {
+    const llvm::opt::Arg &A = *F.Parsed;
     if (A.getOption().matches(clang::driver::options::OPT_UNKNOWN))
       continue;
     if (Cl && isMsvcPrecompiledHeaderFlag(A))
@@ -67,11 +41,9 @@ adaptForeignFlags(const std::vector<std::string> &Arguments) {
                      {"-Xclang", "-include", "-Xclang", A.getValue()});
       continue;
     }
-    for (size_t I = A.getIndex(); I < End; ++I)
-      Adapted.push_back(Argv[I]);
+    Keep(F.Begin, F.End);
   }
-  for (; Copied < Argv.size(); ++Copied)
-    Adapted.push_back(Argv[Copied]);
+  Keep(Command.end(), Command.size());
   return Adapted;
 }
 

@@ -17,10 +17,6 @@
 
 namespace torchlint {
 
-/// Whether the command is MSVC's (cl.exe) or clang-cl's, whose flags are
-/// MSVC's. Arguments[0] is the compiler.
-bool isClDriverMode(const std::vector<std::string> &Arguments);
-
 /// Arguments without the flags clang's driver does not know, without MSVC's
 /// precompiled-header flags (/Yu, /Yc, /Fp) and with each forced include
 /// (-include x.h) passed so that the driver does not replace it with the

@@ -1,12 +1,10 @@
 #include "UntrustedFlags.h"
 
-#include "ForeignFlags.h"
+#include "DriverCommand.h"
 
 #include "clang/Driver/Options.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Option/ArgList.h"
-#include "llvm/Option/OptTable.h"
 
 #include <algorithm>
 #include <initializer_list>
@@ -52,13 +50,6 @@ bool isMacroOption(llvm::StringRef Option) {
          (Option.starts_with("-D") || Option.starts_with("-U"));
 }
 
-llvm::opt::InputArgList parse(const std::vector<const char *> &Argv, bool Cl,
-                              unsigned &MissingIndex, unsigned &MissingCount) {
-  return clang::driver::getDriverOptTable().ParseArgs(
-      Argv, MissingIndex, MissingCount,
-      llvm::opt::Visibility(Cl ? options::CLOption : options::ClangOption));
-}
-
 Effect effectOf(const llvm::opt::Arg &A, unsigned Depth = 0);
 
 /// What a flag does whose value the driver parses as a flag of its own:
@@ -66,16 +57,12 @@ Effect effectOf(const llvm::opt::Arg &A, unsigned Depth = 0);
 Effect effectOfInnerFlag(llvm::StringRef Flag, unsigned Depth) {
   if (Depth > 2)
     return Effect::Unchecked;
-  std::string Copy = Flag.str();
-  std::vector<const char *> Argv{Copy.c_str()};
-  unsigned MissingIndex = 0, MissingCount = 0;
-  llvm::opt::InputArgList Inner =
-      parse(Argv, /*Cl=*/false, MissingIndex, MissingCount);
+  DriverCommand Inner({Flag.str()}, /*Cl=*/false);
   Effect Worst = Effect::Keep;
-  for (const llvm::opt::Arg *A : Inner)
-    Worst = std::max(Worst, effectOf(*A, Depth + 1));
+  for (const DriverCommand::Flag &F : Inner.flags())
+    Worst = std::max(Worst, effectOf(*F.Parsed, Depth + 1));
   // A flag that takes its value from the next /clang: cannot be judged alone.
-  if (MissingCount > 0)
+  if (Inner.end() < Inner.size())
     Worst = std::max(Worst, Effect::Unchecked);
   return Worst;
 }
@@ -122,58 +109,32 @@ SanitizedCommand dropUnsafeFlags(const std::vector<std::string> &Arguments) {
   SanitizedCommand Result;
   if (Arguments.empty())
     return Result;
-  std::vector<const char *> Argv;
-  for (size_t I = 1; I < Arguments.size(); ++I)
-    Argv.push_back(Arguments[I].c_str());
-  unsigned MissingIndex = 0, MissingCount = 0;
-  llvm::opt::InputArgList Parsed =
-      parse(Argv, isClDriverMode(Arguments), MissingIndex, MissingCount);
+  DriverCommand Command({Arguments.begin() + 1, Arguments.end()},
+                        isClDriverMode(Arguments));
+  const std::vector<DriverCommand::Flag> &Flags = Command.flags();
+  Result.Arguments = {Arguments.front(), "--no-default-config"};
+  auto Keep = [&](size_t Begin, size_t End) {
+    for (size_t I = Begin; I < End; ++I)
+      Result.Arguments.push_back(Command.argument(I));
+  };
   // A flag at the end that lacks its value is not passed on.
-  size_t Usable = MissingCount > 0 ? MissingIndex : Argv.size();
-
-  // Each parsed flag spans the arguments up to the next one's: its values.
-  std::vector<const llvm::opt::Arg *> Flags(Parsed.begin(), Parsed.end());
-  llvm::sort(Flags, [](const llvm::opt::Arg *L, const llvm::opt::Arg *R) {
-    return L->getIndex() < R->getIndex();
-  });
-  auto EndOf = [&](size_t K) {
-    return std::min<size_t>(
-        K + 1 < Flags.size() ? Flags[K + 1]->getIndex() : Usable, Usable);
-  };
-  auto Spelled = [&](size_t From, size_t To) {
-    std::string Text;
-    for (size_t I = From; I < To; ++I)
-      Text += (Text.empty() ? "" : " ") + std::string(Argv[I]);
-    return Text;
-  };
-  std::vector<std::string> Kept{Arguments.front(), "--no-default-config"};
-  auto Keep = [&](size_t From, size_t To) {
-    for (size_t I = From; I < To; ++I)
-      Kept.push_back(Argv[I]);
-  };
-  size_t Copied = 0;
   for (size_t K = 0; K < Flags.size(); ++K) {
-    const llvm::opt::Arg &A = *Flags[K];
-    if (A.getIndex() >= Usable)
-      break;
-    Keep(Copied, A.getIndex());
-    size_t End = EndOf(K);
-    Copied = End;
+    const llvm::opt::Arg &A = *Flags[K].Parsed;
+    size_t Begin = Flags[K].Begin, End = Flags[K].End;
     Effect What = effectOf(A);
     if (A.getOption().matches(options::OPT_Xclang)) {
       llvm::StringRef Option = A.getValue();
-      const llvm::opt::Arg *Next =
-          K + 1 < Flags.size() ? Flags[K + 1] : nullptr;
-      bool Paired = Next && Next->getIndex() < Usable &&
-                    Next->getOption().matches(options::OPT_Xclang);
+      bool Paired =
+          K + 1 < Flags.size() &&
+          Flags[K + 1].Parsed->getOption().matches(options::OPT_Xclang);
       // CMake's precompiled headers for clang: `-Xclang -include -Xclang
       // cmake_pch.hxx` is a plain forced include, which the sources may rely
       // on; `-Xclang -include-pch -Xclang x.pch` was made by another
       // compiler.
       if (Paired && (Option == "-include" || Option == "-include-pch")) {
         if (Option == "-include")
-          Keep(A.getIndex(), EndOf(K + 1));
-        Copied = EndOf(++K);
+          Keep(Begin, Flags[K + 1].End);
+        ++K;
         continue;
       }
       if (Option == "-load" || Option.starts_with("-plugin") ||
@@ -181,19 +142,17 @@ SanitizedCommand dropUnsafeFlags(const std::vector<std::string> &Arguments) {
         What = Effect::LoadsCode;
         // The value of `-Xclang -load -Xclang x.so` goes with it.
         if (Paired && Option == "-load")
-          End = Copied = EndOf(++K);
+          End = Flags[++K].End;
       }
     }
     if (What == Effect::Keep) {
-      Keep(A.getIndex(), End);
+      Keep(Begin, End);
       continue;
     }
     if (What != Effect::Silent)
-      Result.Dropped.push_back("'" + Spelled(A.getIndex(), End) + "' (" +
+      Result.Dropped.push_back("'" + Command.spelled(Begin, End) + "' (" +
                                why(What) + ")");
   }
-  Keep(Copied, Usable);
-  Result.Arguments = std::move(Kept);
   return Result;
 }
 
