@@ -1,6 +1,7 @@
 #include "RuleRegistry.h"
 
 #include "AutocastStaleCacheCheck.h"
+#include "AutocastWrongDeviceCheck.h"
 #include "BackwardUnderAutocastCheck.h"
 #include "CpuTensorThenMovedCheck.h"
 #include "CudaVisibleDevicesInCodeCheck.h"
@@ -40,6 +41,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<CudnnBenchmarkOffCheck>(),
       entry<AutocastStaleCacheCheck>(),
       entry<BackwardUnderAutocastCheck>(),
+      entry<AutocastWrongDeviceCheck>(),
   };
   // clang-format on
   return Rules;
