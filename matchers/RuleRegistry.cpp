@@ -9,6 +9,7 @@
 #include "DataLoaderNoWorkersCheck.h"
 #include "DeviceMismatchCheck.h"
 #include "EvalWithoutNoGradCheck.h"
+#include "Fp16WithoutLossScalingCheck.h"
 #include "HardcodedCpuDeviceCheck.h"
 #include "PageableCopyCheck.h"
 #include "SyncInLoopCheck.h"
@@ -42,6 +43,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<AutocastStaleCacheCheck>(),
       entry<BackwardUnderAutocastCheck>(),
       entry<AutocastWrongDeviceCheck>(),
+      entry<Fp16WithoutLossScalingCheck>(),
   };
   // clang-format on
   return Rules;

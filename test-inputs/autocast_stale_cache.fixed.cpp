@@ -44,7 +44,8 @@ void training_loop(Net &model, torch::optim::Optimizer &optimizer,
                    torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_enabled(true);
+    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling
     auto output = model->forward(inputs(device));
     auto loss = torch::cross_entropy_loss(output, targets(device));
     at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
@@ -197,7 +198,8 @@ void resets_before_the_region(Net &model, torch::optim::Optimizer &optimizer,
                               torch::Device device) {
   at::autocast::set_enabled(false);
   for (int step = 0; step < 10; ++step) {
-    at::autocast::set_enabled(true);
+    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling
     auto loss =
         torch::cross_entropy_loss(model(inputs(device)), targets(device));
     at::autocast::set_enabled(false);
@@ -233,7 +235,8 @@ void loop_clears_each_step(Net &model, torch::optim::Optimizer &optimizer,
                            torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_enabled(true);
+    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling
     auto loss =
         torch::cross_entropy_loss(model(inputs(device)), targets(device));
     at::autocast::set_enabled(false);

@@ -42,7 +42,7 @@ void training_loop(Net &model, torch::optim::Optimizer &optimizer,
                    torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_autocast_enabled(at::kCUDA, true);
+    at::autocast::set_autocast_enabled(at::kCUDA, true); // expect: torch-fp16-without-loss-scaling
     auto output = model->forward(inputs(device));
     auto loss = torch::cross_entropy_loss(output, targets(device));
     at::autocast::set_autocast_enabled(at::kCUDA, false); // expect: torch-autocast-stale-cache
@@ -196,7 +196,7 @@ void resets_before_the_region(Net &model, torch::optim::Optimizer &optimizer,
                               torch::Device device) {
   at::autocast::set_autocast_enabled(at::kCUDA, false);
   for (int step = 0; step < 10; ++step) {
-    at::autocast::set_autocast_enabled(at::kCUDA, true);
+    at::autocast::set_autocast_enabled(at::kCUDA, true); // expect: torch-fp16-without-loss-scaling
     auto loss =
         torch::cross_entropy_loss(model(inputs(device)), targets(device));
     at::autocast::set_autocast_enabled(at::kCUDA, false);
@@ -232,7 +232,7 @@ void loop_clears_each_step(Net &model, torch::optim::Optimizer &optimizer,
                            torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_autocast_enabled(at::kCUDA, true);
+    at::autocast::set_autocast_enabled(at::kCUDA, true); // expect: torch-fp16-without-loss-scaling
     auto loss =
         torch::cross_entropy_loss(model(inputs(device)), targets(device));
     at::autocast::set_autocast_enabled(at::kCUDA, false);

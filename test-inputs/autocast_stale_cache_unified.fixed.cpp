@@ -43,7 +43,8 @@ void training_loop(Net &model, torch::optim::Optimizer &optimizer,
                    torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_autocast_enabled(at::kCUDA, true);
+    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+    at::autocast::set_autocast_enabled(at::kCUDA, true); // expect: torch-fp16-without-loss-scaling
     auto output = model->forward(inputs(device));
     auto loss = torch::cross_entropy_loss(output, targets(device));
     at::autocast::set_autocast_enabled(at::kCUDA, false); // expect: torch-autocast-stale-cache
@@ -206,7 +207,8 @@ void resets_before_the_region(Net &model, torch::optim::Optimizer &optimizer,
                               torch::Device device) {
   at::autocast::set_autocast_enabled(at::kCUDA, false);
   for (int step = 0; step < 10; ++step) {
-    at::autocast::set_autocast_enabled(at::kCUDA, true);
+    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+    at::autocast::set_autocast_enabled(at::kCUDA, true); // expect: torch-fp16-without-loss-scaling
     auto loss =
         torch::cross_entropy_loss(model(inputs(device)), targets(device));
     at::autocast::set_autocast_enabled(at::kCUDA, false);
@@ -242,7 +244,8 @@ void loop_clears_each_step(Net &model, torch::optim::Optimizer &optimizer,
                            torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_autocast_enabled(at::kCUDA, true);
+    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+    at::autocast::set_autocast_enabled(at::kCUDA, true); // expect: torch-fp16-without-loss-scaling
     auto loss =
         torch::cross_entropy_loss(model(inputs(device)), targets(device));
     at::autocast::set_autocast_enabled(at::kCUDA, false);

@@ -64,7 +64,7 @@ void training_loop(Net &model, torch::optim::Optimizer &optimizer,
                    torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_autocast_enabled(at::kCUDA, true);
+    at::autocast::set_autocast_enabled(at::kCUDA, true); // expect: torch-fp16-without-loss-scaling
     auto loss = loss_of(model, device);
     loss.backward(); // expect: torch-backward-under-autocast
     optimizer.step();
@@ -156,7 +156,7 @@ void loop_backward_after_the_region(Net &model,
                                     torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_autocast_enabled(at::kCUDA, true);
+    at::autocast::set_autocast_enabled(at::kCUDA, true); // expect: torch-fp16-without-loss-scaling
     auto loss = loss_of(model, device);
     at::autocast::set_autocast_enabled(at::kCUDA, false);
     at::autocast::clear_cache();
