@@ -1,5 +1,6 @@
 #include "RuleRegistry.h"
 
+#include "AutocastLeakCheck.h"
 #include "AutocastStaleCacheCheck.h"
 #include "AutocastWrongDeviceCheck.h"
 #include "BackwardUnderAutocastCheck.h"
@@ -41,6 +42,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<EvalWithoutNoGradCheck>(),
       entry<CudnnBenchmarkOffCheck>(),
       entry<AutocastStaleCacheCheck>(),
+      entry<AutocastLeakCheck>(),
       entry<BackwardUnderAutocastCheck>(),
       entry<AutocastWrongDeviceCheck>(),
       entry<Fp16WithoutLossScalingCheck>(),

@@ -106,7 +106,7 @@ void nested_like_python(Net &model, torch::optim::Optimizer &optimizer,
 
 void ends_on_a_condition(Net &model, torch::Device device, bool last) {
   torch::NoGradGuard no_grad;
-  at::autocast::set_enabled(true);
+  at::autocast::set_enabled(true); // expect: torch-autocast-leak
   auto output = model(inputs(device));
   if (last)
     at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache

@@ -98,7 +98,7 @@ void nested_like_python(Net &model, torch::optim::Optimizer &optimizer,
 
 void ends_on_a_condition(Net &model, torch::Device device, bool last) {
   torch::NoGradGuard no_grad;
-  at::autocast::set_autocast_enabled(at::kCUDA, true);
+  at::autocast::set_autocast_enabled(at::kCUDA, true); // expect: torch-autocast-leak
   auto output = model(inputs(device));
   if (last)
     at::autocast::set_autocast_enabled(at::kCUDA, false); // expect: torch-autocast-stale-cache
