@@ -11,6 +11,7 @@
 #include "DeviceMismatchCheck.h"
 #include "EvalWithoutNoGradCheck.h"
 #include "Fp16WithoutLossScalingCheck.h"
+#include "HalfModelTrainingCheck.h"
 #include "HardcodedCpuDeviceCheck.h"
 #include "PageableCopyCheck.h"
 #include "SyncInLoopCheck.h"
@@ -46,6 +47,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<BackwardUnderAutocastCheck>(),
       entry<AutocastWrongDeviceCheck>(),
       entry<Fp16WithoutLossScalingCheck>(),
+      entry<HalfModelTrainingCheck>(),
   };
   // clang-format on
   return Rules;

@@ -16,6 +16,7 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
     List.push_back(makeMixedPrecisionScenario());
     List.push_back(makeLossScalingScenario());
     List.push_back(makeStaleAutocastCacheScenario());
+    List.push_back(makeHalfMasterWeightsScenario());
     return List;
   }();
   return Scenarios;

@@ -21,6 +21,7 @@ std::unique_ptr<Scenario> makeCudnnBenchmarkScenario();
 std::unique_ptr<Scenario> makeMixedPrecisionScenario();
 std::unique_ptr<Scenario> makeLossScalingScenario();
 std::unique_ptr<Scenario> makeStaleAutocastCacheScenario();
+std::unique_ptr<Scenario> makeHalfMasterWeightsScenario();
 
 /// All scenarios, in a fixed order.
 const std::vector<std::unique_ptr<Scenario>> &allScenarios();

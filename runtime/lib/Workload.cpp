@@ -181,4 +181,24 @@ Fp16Flush fp16Flush(const std::vector<torch::Tensor> &Gradients, double Scale) {
   return Count;
 }
 
+LostUpdates lostUpdates(const std::vector<torch::Tensor> &Weights,
+                        const std::vector<torch::Tensor> &Updates) {
+  LostUpdates Count;
+  for (size_t I = 0; I < Weights.size() && I < Updates.size(); ++I) {
+    torch::Tensor Weight = Weights[I].detach().to(torch::kFloat);
+    torch::Tensor Update = Updates[I].detach().to(torch::kFloat);
+    torch::Tensor Live = Update != 0;
+    torch::Tensor Half = Weight.to(torch::kHalf);
+    Count.Nonzero += Live.sum().item<int64_t>();
+    // The step is computed in fp32 and stored back in the weight's dtype.
+    Count.LostInFp16 +=
+        (Live & ((Half.to(torch::kFloat) - Update).to(torch::kHalf) == Half))
+            .sum()
+            .item<int64_t>();
+    Count.LostInFp32 +=
+        (Live & ((Weight - Update) == Weight)).sum().item<int64_t>();
+  }
+  return Count;
+}
+
 } // namespace torchlint::replay

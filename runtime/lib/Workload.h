@@ -101,6 +101,17 @@ struct Fp16Flush {
 };
 Fp16Flush fp16Flush(const std::vector<torch::Tensor> &Gradients, double Scale);
 
+/// Of the nonzero values among Updates, how many leave their weight
+/// unchanged when subtracted from it: with the weights rounded to fp16, and
+/// in fp32.
+struct LostUpdates {
+  int64_t Nonzero = 0;
+  int64_t LostInFp16 = 0;
+  int64_t LostInFp32 = 0;
+};
+LostUpdates lostUpdates(const std::vector<torch::Tensor> &Weights,
+                        const std::vector<torch::Tensor> &Updates);
+
 } // namespace torchlint::replay
 
 #endif // TORCHLINT_RUNTIME_WORKLOAD_H

@@ -133,7 +133,7 @@ TEST(Scenarios, EveryRecipeScenarioOfTheAnalyzerHasOne) {
        {"device-mismatch", "cpu-vs-gpu", "pinned-copy", "create-on-device",
         "dataloader-workers", "sync-in-loop", "eval-without-no-grad",
         "cudnn-benchmark", "missing-mixed-precision", "fp16-loss-scaling",
-        "autocast-stale-cache"})
+        "autocast-stale-cache", "half-master-weights"})
     EXPECT_NE(findScenario(Id), nullptr) << Id;
   EXPECT_EQ(findScenario("no-such-scenario"), nullptr);
 }
@@ -226,6 +226,30 @@ TEST(Scenarios, LossScalingRunsOnTheCpu) {
   EXPECT_GT(O.Measurements["nonzero_gradients"].get<int64_t>(), 0);
   EXPECT_LE(O.Measurements["flushed_fraction_scaled"].get<double>(),
             O.Measurements["flushed_fraction"].get<double>());
+  EXPECT_EQ(O.RanOn, "cpu");
+}
+
+TEST(Scenarios, LostUpdatesCountWhatFloat16WeightsDrop) {
+  // 1 + 1e-4 is 1 in fp16 (spacing 2^-10 above 1), not in fp32; 1e-2 is
+  // kept by both; a zero update is not counted.
+  LostUpdates Count = lostUpdates({torch::tensor({1.0, 1.0, 1.0})},
+                                  {torch::tensor({1e-4, 1e-2, 0.0})});
+  EXPECT_EQ(Count.Nonzero, 2);
+  EXPECT_EQ(Count.LostInFp16, 1);
+  EXPECT_EQ(Count.LostInFp32, 0);
+}
+
+TEST(Scenarios, HalfMasterWeightsRunsOnTheCpu) {
+  ReplayContext Ctx = cpuContext();
+  json Recipe = {{"scenario", "half-master-weights"},
+                 {"module", Mlp},
+                 {"optimizer", "SGD"},
+                 {"learning_rate", 1e-4}};
+  ScenarioOutcome O = findScenario("half-master-weights")->replay(Recipe, Ctx);
+  ASSERT_NE(O.Result, Verdict::NotRun) << O.Reason;
+  EXPECT_GT(O.Measurements["updated_weights"].get<int64_t>(), 0);
+  EXPECT_GE(O.Measurements["lost_fraction_fp16"].get<double>(),
+            O.Measurements["lost_fraction_fp32"].get<double>());
   EXPECT_EQ(O.RanOn, "cpu");
 }
 
