@@ -29,7 +29,7 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
 fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87
-export TSAN_OPTIONS=halt_on_error=1:exitcode=88:second_deadlock_stack=1
+export TSAN_OPTIONS=halt_on_error=1:exitcode=88:second_deadlock_stack=1:suppressions=$root/scripts/tsan-suppressions.txt
 
 if [[ $kind == address ]]; then
   cmake --build "$build" --parallel "$jobs"
