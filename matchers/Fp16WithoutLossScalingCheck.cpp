@@ -151,24 +151,29 @@ void Fp16WithoutLossScalingCheck::check(
     const MatchFinder::MatchResult &Result) {
   Ctx = Result.Context;
   DeviceFlow &Flow = context().deviceFlow(*Ctx);
+  // Only the program's own functions: libtorch's headers choose nothing.
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
-    if (api::calledModule(Call))
-      ModuleCalls.push_back({Call, Flow.enclosingFunction(Call)});
+    if (const FunctionDecl *Function = Flow.enclosingFunction(Call);
+        Function && api::calledModule(Call))
+      ModuleCalls.push_back({Call, Function});
     return;
   }
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
+  const FunctionDecl *Function = Flow.enclosingFunction(Call);
+  if (!Function)
+    return;
   if (std::optional<AutocastCall> Read = autocast::classify(Call, *Ctx)) {
     if (isCuda(*Read) && Read->What == Action::Enable)
-      Enables.push_back({Call, Flow.enclosingFunction(Call)});
+      Enables.push_back({Call, Function});
     else if (Read->What == Action::SetDtype &&
              (isCuda(*Read) || Read->Device == api::DeviceKind::Unknown))
-      DtypeChoices.push_back({*Read, Flow.enclosingFunction(Call)});
+      DtypeChoices.push_back({*Read, Function});
     return;
   }
   if (api::isBackwardCall(Call))
-    Backwards.push_back({Call, Flow.enclosingFunction(Call)});
+    Backwards.push_back({Call, Function});
   else if (api::isOptimizerCall(Call))
-    OptimizerSteps.push_back({Call, Flow.enclosingFunction(Call)});
+    OptimizerSteps.push_back({Call, Function});
 }
 
 bool Fp16WithoutLossScalingCheck::trainsIn(const FunctionDecl *Function) const {
@@ -237,7 +242,7 @@ void Fp16WithoutLossScalingCheck::onEndOfTranslationUnit() {
   llvm::DenseSet<const CallExpr *> Fixed;
   DeviceFlow *Flow = Ctx ? &context().deviceFlow(*Ctx) : nullptr;
   for (const auto &[On, Function] : Enables) {
-    if (!Function || Reported.contains(Function))
+    if (Reported.contains(Function))
       continue;
     bool Fp16 = false;
     const DtypeChoice *Choice = choiceFor(On, Function, Fp16);

@@ -92,6 +92,14 @@ void HalfModelTrainingCheck::registerMatchers(MatchFinder *Finder) {
 
 void HalfModelTrainingCheck::check(const MatchFinder::MatchResult &Result) {
   Ctx = Result.Context;
+  // Only the program's own code: libtorch's headers train nothing.
+  const Decl *Declared = Result.Nodes.getNodeAs<Decl>("variable");
+  const Stmt *Matched = Result.Nodes.getNodeAs<Stmt>("call");
+  SourceLocation Loc =
+      Matched ? Matched->getBeginLoc()
+              : (Declared ? Declared->getLocation() : SourceLocation());
+  if (!context().userCode().isAnalyzed(Loc, Ctx->getSourceManager()))
+    return;
   if (const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("call")) {
     if (convertsToHalf(Call)) {
       if (const ValueDecl *Module =
