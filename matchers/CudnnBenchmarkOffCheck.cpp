@@ -4,13 +4,13 @@
 #include "DeviceNotes.h"
 #include "EnclosingBlocks.h"
 #include "Loops.h"
+#include "ModuleLayers.h"
 #include "TorchApi.h"
 #include "WorkloadRecipe.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -41,70 +41,6 @@ const RuleInfo CudnnBenchmarkOffCheck::Info = {
 };
 
 namespace {
-constexpr unsigned MaxDepth = 4;
-
-bool isConvolution(const CXXRecordDecl *Impl) {
-  return Impl && api::isInTorchNamespace(Impl) &&
-         Impl->getDeclName().isIdentifier() &&
-         Impl->getName().starts_with("Conv");
-}
-
-bool hasConvolution(const CXXRecordDecl *Impl, unsigned Depth);
-
-/// Finds, in a module's constructors and fields or in an expression that
-/// builds a module (a Sequential's arguments), a convolution layer.
-class ConvolutionFinder : public RecursiveASTVisitor<ConvolutionFinder> {
-public:
-  explicit ConvolutionFinder(unsigned Depth) : Depth(Depth) {}
-  bool shouldVisitImplicitCode() const { return true; }
-  bool VisitExpr(Expr *E) {
-    if (!E->isTypeDependent())
-      Found = hasConvolution(api::moduleClassOf(E->getType()), Depth + 1);
-    return !Found;
-  }
-  bool Found = false;
-
-private:
-  unsigned Depth;
-};
-
-bool hasConvolution(const CXXRecordDecl *Impl, unsigned Depth) {
-  if (!Impl || Depth > MaxDepth)
-    return false;
-  if (api::isInTorchNamespace(Impl))
-    return isConvolution(Impl);
-  if (!Impl->hasDefinition())
-    return false;
-  for (const FieldDecl *Field : Impl->fields())
-    if (hasConvolution(api::moduleClassOf(Field->getType()), Depth + 1))
-      return true;
-  for (const CXXConstructorDecl *Ctor : Impl->ctors()) {
-    ConvolutionFinder Finder(Depth);
-    Finder.TraverseDecl(const_cast<CXXConstructorDecl *>(Ctor));
-    if (Finder.Found)
-      return true;
-  }
-  return false;
-}
-
-/// The module that E gives access to has convolution layers: by its class,
-/// or, for a variable of a generic container (Sequential), by what its
-/// initialiser puts in it.
-bool runsConvolutions(const Expr *ModuleExpr) {
-  if (!ModuleExpr)
-    return false;
-  if (hasConvolution(api::moduleClassOf(ModuleExpr->getType()), 0))
-    return true;
-  const auto *Ref =
-      dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(ModuleExpr));
-  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!Var || !Var->getInit())
-    return false;
-  ConvolutionFinder Finder(0);
-  Finder.TraverseStmt(const_cast<Expr *>(Var->getInit()));
-  return Finder.Found;
-}
-
 /// A size argument reads a variable that is declared inside the loop that
 /// runs the call: the loop counter, or a value computed per iteration.
 bool sizeChangesPerIteration(const Expr *Size, const Stmt *Loop,
@@ -183,7 +119,7 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
   }
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
     const Expr *Module = api::calledModule(Call);
-    if (FirstInput || !Module || !runsConvolutions(Module))
+    if (FirstInput || !Module || !findLayer(Module, isConvolutionLayer))
       return;
     FirstInput = api::moduleInput(Call);
     return;
@@ -195,7 +131,7 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
   if (Flow.inTemplatePattern(Call) || !Flow.reachable(Call))
     return;
   const Expr *Module = api::withoutArrow(Call->getImplicitObjectArgument());
-  if (!runsConvolutions(Module))
+  if (!findLayer(Module, isConvolutionLayer))
     return;
   for (const DeviceFact &F : Flow.devicesOf(Call->getArg(0)))
     if (F.Kind == api::DeviceKind::CUDA) {

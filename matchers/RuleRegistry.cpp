@@ -13,6 +13,7 @@
 #include "Fp16WithoutLossScalingCheck.h"
 #include "HalfModelTrainingCheck.h"
 #include "HardcodedCpuDeviceCheck.h"
+#include "MissingMixedPrecisionCheck.h"
 #include "PageableCopyCheck.h"
 #include "SyncInLoopCheck.h"
 #include "UncheckedCudaCheck.h"
@@ -48,6 +49,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<AutocastWrongDeviceCheck>(),
       entry<Fp16WithoutLossScalingCheck>(),
       entry<HalfModelTrainingCheck>(),
+      entry<MissingMixedPrecisionCheck>(),
   };
   // clang-format on
   return Rules;

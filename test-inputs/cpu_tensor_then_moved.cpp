@@ -23,7 +23,7 @@ void fill_on_host(torch::Tensor &t) { t.fill_(1); }
 void train(Denoiser &model, torch::Device device, int64_t steps) {
   torch::optim::Adam optimizer(model->parameters(), 1e-3);
   auto weights = torch::ones({16}).to(device); // expect: torch-cpu-tensor-then-moved
-  for (int64_t step = 0; step < steps; ++step) {
+  for (int64_t step = 0; step < steps; ++step) { // expect: torch-missing-mixed-precision
     auto clean = torch::rand({32, 16}, torch::TensorOptions().device(device));
     auto noise = torch::randn({32, 16}).to(device); // expect: torch-cpu-tensor-then-moved
     auto mask = torch::ones({32, 16}); // expect: torch-cpu-tensor-then-moved

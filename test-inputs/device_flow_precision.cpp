@@ -64,7 +64,7 @@ void dataset_on_device() {
   model->to(device);
   auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers
       DeviceDataset(device).map(torch::data::transforms::Stack<>()), 10);
-  for (auto &batch : *loader) {
+  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
     auto out = model->forward(batch.data);
     torch::mse_loss(out, batch.target).backward();
   }

@@ -46,7 +46,7 @@ public:
   }
   void fit() {
     auto loader = make_loader();
-    for (auto &batch : *loader) {
+    for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
       auto output = model_->forward(batch.data); // expect: torch-device-mismatch
       torch::nll_loss(output, batch.target.to(device_)).backward(); // expect: torch-pageable-copy
     }
@@ -168,7 +168,7 @@ public:
   }
   void fit() {
     auto loader = make_loader();
-    for (auto &batch : *loader) {
+    for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
       auto output = model_->forward(batch.data.to(device_)); // expect: torch-pageable-copy
       torch::nll_loss(output, batch.target.to(device_)).backward(); // expect: torch-pageable-copy
     }
@@ -185,7 +185,7 @@ template <typename DataLoader>
 void train_epoch(Net &model, torch::Device device, DataLoader &loader,
                  torch::optim::Optimizer &optimizer) {
   model->train();
-  for (auto &batch : loader) {
+  for (auto &batch : loader) { // expect: torch-missing-mixed-precision
     auto data = batch.data.to(device), targets = batch.target.to(device); // expect: torch-pageable-copy, torch-pageable-copy
     optimizer.zero_grad();
     auto output = model->forward(data);

@@ -39,7 +39,7 @@ void loader_batch_not_moved() {
   model->to(device);
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   auto loader = make_loader();
-  for (auto &batch : *loader) {
+  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
     optimizer.zero_grad();
     auto output = model->forward(batch.data.to(device)); // expect: torch-device-mismatch
     auto loss = torch::nll_loss(output, batch.target.to(device)); // expect: torch-device-mismatch
@@ -55,7 +55,7 @@ void target_not_moved() {
   Net model;
   model->to(device);
   auto loader = make_loader();
-  for (auto &batch : *loader) {
+  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
     auto data = batch.data.to(device); // expect: torch-pageable-copy
     auto output = model->forward(data);
     auto loss = torch::nn::functional::cross_entropy(output, batch.target.to(device)); // expect: torch-device-mismatch
@@ -72,7 +72,7 @@ void loss_module_target_on_cpu() {
                                      torch::nn::Linear(32, 1));
   model->to(device);
   torch::nn::MSELoss criterion;
-  for (int step = 0; step < 100; ++step) {
+  for (int step = 0; step < 100; ++step) { // expect: torch-missing-mixed-precision
     auto input = torch::randn({32, 16}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
     auto target = torch::randn({32, 1}, torch::TensorOptions().device(device));
     auto loss = criterion(model->forward(input), target); // expect: torch-device-mismatch
@@ -90,7 +90,7 @@ void residual_on_two_devices() {
   auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers
       torch::data::datasets::TensorDataset(torch::randn({256, 8})), torch::data::DataLoaderOptions(32).workers(2));
   for (auto &batch : *loader) {
-    for (auto &example : batch) {
+    for (auto &example : batch) { // expect: torch-missing-mixed-precision
       auto prediction = regressor(example.data.to(device)); // expect: torch-pageable-copy
       auto residual = prediction - example.data.mean(1, /*keepdim=*/true).to(device); // expect: torch-device-mismatch
       auto centred = prediction - example.data.sum();
@@ -127,7 +127,7 @@ void examples_style_training() {
                               torch::optim::SGDOptions(0.01).momentum(0.5));
   auto loader = make_loader();
   size_t batch_idx = 0;
-  for (auto &batch : *loader) {
+  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
     auto data = batch.data.to(device), targets = batch.target.to(device); // expect: torch-pageable-copy, torch-pageable-copy
     optimizer.zero_grad();
     auto output = model->forward(data);

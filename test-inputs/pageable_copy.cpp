@@ -52,7 +52,7 @@ void train(Classifier &model, torch::Device device) {
   auto staging = torch::empty({64, 16});
   std::vector<float> host_buffer(64 * 16, 0.5f);
   for (int epoch = 0; epoch < 2; ++epoch) {
-    for (auto &batch : *loader) {
+    for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
       auto data = batch.data.to(device); // expect: torch-pageable-copy
       auto target = batch.target.to(device, /*non_blocking=*/true); // expect: torch-pageable-copy
       auto copy = batch.data.clone().to(device); // expect: torch-pageable-copy
@@ -79,7 +79,7 @@ void train_on_cuda(Classifier &model) {
   if (!torch::cuda::is_available())
     return;
   auto loader = make_loader();
-  for (auto &batch : *loader) {
+  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
     auto output = model->forward(batch.data.cuda()); // expect: torch-pageable-copy
     output.sum().backward();
   }

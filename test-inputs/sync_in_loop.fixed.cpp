@@ -42,7 +42,7 @@ void train(torch::nn::Linear &model, torch::Device device) {
   auto loader = make_loader();
   float running_loss = 0;
   double total = 0;
-  for (auto &batch : *loader) {
+  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
     auto data = batch.data.to(device); // expect: torch-pageable-copy
     auto target = batch.target.to(device); // expect: torch-pageable-copy
     optimizer.zero_grad();
@@ -70,7 +70,7 @@ void train_with_helper(torch::nn::Linear &model, torch::Device device) {
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   auto loader = make_loader();
   float sum = 0;
-  for (auto &batch : *loader)
+  for (auto &batch : *loader) // expect: torch-missing-mixed-precision
     sum += train_step(model, optimizer, batch.data.to(device), // expect: torch-pageable-copy
                       batch.target.to(device)); // expect: torch-pageable-copy
   std::cout << sum << "\n";
@@ -93,7 +93,7 @@ void fixed_steps(torch::nn::Linear &model, torch::Device device) {
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
   int step = 0;
   double total = 0;
-  while (step < 100) {
+  while (step < 100) { // expect: torch-missing-mixed-precision
     auto loss = model(x).pow(2).mean();
     loss.backward();
     optimizer.step();
@@ -110,7 +110,7 @@ void logging_interval(torch::nn::Linear &model, torch::Device device) {
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
   const int log_every = 100;
-  for (int step = 0; step < 1000; ++step) {
+  for (int step = 0; step < 1000; ++step) { // expect: torch-missing-mixed-precision
     auto loss = model(x).pow(2).mean();
     loss.backward();
     optimizer.step();
@@ -127,7 +127,7 @@ void once_per_epoch(torch::nn::Linear &model, torch::Device device) {
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
   for (int epoch = 0; epoch < 10; ++epoch) {
     auto epoch_loss = torch::zeros({}, torch::TensorOptions().device(device));
-    for (int step = 0; step < 100; ++step) {
+    for (int step = 0; step < 100; ++step) { // expect: torch-missing-mixed-precision
       auto loss = model(x).pow(2).mean();
       loss.backward();
       optimizer.step();
@@ -142,7 +142,7 @@ void accumulated_on_the_device(torch::nn::Linear &model, torch::Device device) {
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
   auto running = torch::zeros({}, torch::TensorOptions().device(device));
-  for (int step = 0; step < 100; ++step) {
+  for (int step = 0; step < 100; ++step) { // expect: torch-missing-mixed-precision
     auto loss = model(x).pow(2).mean();
     loss.backward();
     optimizer.step();
@@ -156,7 +156,7 @@ void accumulated_on_the_device(torch::nn::Linear &model, torch::Device device) {
 void cpu_tensors_in_a_gpu_loop(torch::nn::Linear &model, torch::Device device) {
   auto loader = make_loader();
   int64_t seen = 0;
-  for (auto &batch : *loader) {
+  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
     model(batch.data.to(device)).sum().backward(); // expect: torch-pageable-copy
     seen += batch.target.size(0) + batch.target[0].item<int64_t>();
     auto labels = batch.target.cpu();
@@ -190,7 +190,7 @@ void synced_after_the_loop(torch::nn::Linear &model, torch::Device device) {
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
   torch::Tensor loss;
-  for (int step = 0; step < 100; ++step) {
+  for (int step = 0; step < 100; ++step) { // expect: torch-missing-mixed-precision
     loss = model(x).pow(2).mean();
     loss.backward();
     optimizer.step();
@@ -205,7 +205,7 @@ void synced_after_the_loop(torch::nn::Linear &model, torch::Device device) {
 void variable_length_clips(torch::Device device) {
   torch::nn::Conv1d conv(1, 8, 5);
   conv->to(device);
-  for (int64_t length = 1000; length < 2000; length += 100) {
+  for (int64_t length = 1000; length < 2000; length += 100) { // expect: torch-missing-mixed-precision
     auto clip = torch::randn({1, 1, length}, torch::TensorOptions().device(device));
     conv(clip).sum().backward();
   }
