@@ -54,6 +54,10 @@ void AutocastStaleCacheCheck::registerMatchers(MatchFinder *Finder) {
           .bind("autocast"),
       this);
   Finder->addMatcher(
+      callExpr(callee(functionDecl(hasAnyName("backward", "grad", "step"))))
+          .bind("training"),
+      this);
+  Finder->addMatcher(
       cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("module-call"),
       this);
   Finder->addMatcher(
@@ -68,6 +72,11 @@ void AutocastStaleCacheCheck::check(const MatchFinder::MatchResult &Result) {
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
     if (api::calledModule(Call))
       ModuleCalls.push_back({Call, Flow.enclosingFunction(Call)});
+    return;
+  }
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("training")) {
+    if (api::isBackwardCall(Call) || api::isOptimizerCall(Call))
+      TrainingCalls.push_back({Call, Flow.enclosingFunction(Call)});
     return;
   }
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("autocast");
@@ -143,6 +152,7 @@ void AutocastStaleCacheCheck::onEndOfTranslationUnit() {
   }
   Calls.clear();
   ModuleCalls.clear();
+  TrainingCalls.clear();
 }
 
 void AutocastStaleCacheCheck::reportAt(const Located &Off, const Located *On) {
@@ -178,6 +188,15 @@ void AutocastStaleCacheCheck::reportAt(const Located &Off, const Located *On) {
       Module = Call;
       break;
     }
+  // The optimizer that updates the weights in place, and where the backward
+  // pass runs.
+  const CallExpr *Backward = nullptr, *Step = nullptr;
+  for (const auto &[Call, Function] : TrainingCalls)
+    if (Function == Off.Function) {
+      const CallExpr *&Slot = api::isBackwardCall(Call) ? Backward : Step;
+      if (!Slot)
+        Slot = Call;
+    }
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   Finding.recipe(
       {{"scenario", "autocast-stale-cache"},
@@ -188,7 +207,9 @@ void AutocastStaleCacheCheck::reportAt(const Located &Off, const Located *On) {
                : nlohmann::json()},
        {"input",
         Module ? recipe::describeInput(api::moduleInput(Module), Flow, Ctx)
-               : nlohmann::json()}});
+               : nlohmann::json()},
+       {"optimizer", recipe::describeOptimizer(Step)},
+       {"backward", recipe::describeBackward(Backward, Ctx)}});
 }
 
 } // namespace torchlint

@@ -47,6 +47,9 @@ private:
   std::vector<Located> Calls;
   std::vector<std::pair<const clang::Expr *, const clang::FunctionDecl *>>
       ModuleCalls;
+  /// Backward passes and optimizer steps, for the recipe.
+  std::vector<std::pair<const clang::CallExpr *, const clang::FunctionDecl *>>
+      TrainingCalls;
 };
 
 } // namespace torchlint

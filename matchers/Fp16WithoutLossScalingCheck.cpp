@@ -317,18 +317,12 @@ void Fp16WithoutLossScalingCheck::reportAt(const AutocastCall &On,
   }
 
   const Expr *Module = regionModule(On.Call, Region, Trainer);
-  std::string Optimizer;
-  for (const auto &Step : OptimizerSteps)
-    if (Step.Function == Trainer) {
-      const auto *Member = cast<CXXMemberCallExpr>(Step.What);
-      if (const CXXRecordDecl *Class =
-              Member->getImplicitObjectArgument()->getBestDynamicClassType())
-        Optimizer = Class->getNameAsString();
+  const Expr *Step = nullptr;
+  for (const auto &S : OptimizerSteps)
+    if (S.Function == Trainer) {
+      Step = S.What;
       break;
     }
-  std::optional<AutocastCall> RegionAtBackward =
-      Backward ? autocast::switchBefore(Backward, api::DeviceKind::CUDA, Ctx)
-               : std::nullopt;
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   Finding.recipe(
       {{"scenario", "fp16-loss-scaling"},
@@ -340,11 +334,8 @@ void Fp16WithoutLossScalingCheck::reportAt(const AutocastCall &On,
        {"input",
         Module ? recipe::describeInput(api::moduleInput(Module), Flow, Ctx)
                : nlohmann::json()},
-       {"optimizer",
-        Optimizer.empty() ? nlohmann::json() : nlohmann::json(Optimizer)},
-       {"backward", RegionAtBackward && RegionAtBackward->What == Action::Enable
-                        ? "inside-region"
-                        : "outside-region"}});
+       {"optimizer", recipe::describeOptimizer(Step)},
+       {"backward", recipe::describeBackward(Backward, Ctx)}});
 }
 
 } // namespace torchlint

@@ -189,11 +189,6 @@ void MissingMixedPrecisionCheck::onEndOfTranslationUnit() {
               "at::globalContext().setAllowTF32CuBLAS(true)");
       Finding.note(ModuleCall->getSourceRange(),
                    Name + " runs here, on " + acceleratorName(Devices));
-      std::string Optimizer;
-      if (Work.Step)
-        if (const CXXRecordDecl *Class = Work.Step->getImplicitObjectArgument()
-                                             ->getBestDynamicClassType())
-          Optimizer = Class->getNameAsString();
       Finding.recipe(
           {{"scenario", "missing-mixed-precision"},
            {"device", "cuda"},
@@ -201,8 +196,8 @@ void MissingMixedPrecisionCheck::onEndOfTranslationUnit() {
            {"module", recipe::describeModule(Module, nullptr, *Ctx)},
            {"input",
             recipe::describeInput(api::moduleInput(ModuleCall), Flow, *Ctx)},
-           {"optimizer",
-            Optimizer.empty() ? nlohmann::json() : nlohmann::json(Optimizer)}});
+           {"optimizer", recipe::describeOptimizer(Work.Step)},
+           {"backward", recipe::describeBackward(Work.Backward, *Ctx)}});
     }
   }
   Loops.clear();

@@ -1,5 +1,6 @@
 #include "WorkloadRecipe.h"
 
+#include "Autocast.h"
 #include "TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
@@ -42,6 +43,23 @@ json constantValue(const Expr *E, ASTContext &Ctx) {
   if (E->getType()->isRealFloatingType() && E->EvaluateAsFloat(Float, Ctx))
     return Float.convertToDouble();
   return nullptr;
+}
+
+json describeOptimizer(const Expr *StepCall) {
+  const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(StepCall);
+  const CXXRecordDecl *Class =
+      Member ? Member->getImplicitObjectArgument()->getBestDynamicClassType()
+             : nullptr;
+  return Class ? json(Class->getNameAsString()) : json();
+}
+
+json describeBackward(const CallExpr *Backward, ASTContext &Ctx) {
+  if (!Backward)
+    return nullptr;
+  std::optional<autocast::AutocastCall> Switch =
+      autocast::switchBefore(Backward, api::DeviceKind::CUDA, Ctx);
+  return Switch && Switch->What == autocast::Action::Enable ? "inside-region"
+                                                            : "outside-region";
 }
 
 namespace {

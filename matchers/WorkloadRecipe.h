@@ -41,6 +41,15 @@ nlohmann::json describeInput(const clang::Expr *Input, DeviceFlow &Flow,
 nlohmann::json describeDataLoader(const clang::CallExpr *Make,
                                   clang::ASTContext &Ctx);
 
+/// The optimizer an `optimizer.step()` call steps: its class as the code
+/// names it ("SGD", or "Optimizer" for a reference to the base), or null.
+nlohmann::json describeOptimizer(const clang::Expr *StepCall);
+
+/// Where a backward pass runs relative to the autocast region of its
+/// function: "inside-region", "outside-region", or null without one.
+nlohmann::json describeBackward(const clang::CallExpr *Backward,
+                                clang::ASTContext &Ctx);
+
 /// The constant value of an argument (integer, float, bool, string), or null.
 nlohmann::json constantValue(const clang::Expr *E, clang::ASTContext &Ctx);
 
