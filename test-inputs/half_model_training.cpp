@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <iostream>
+#include <memory>
 
 struct NetImpl : torch::nn::Module {
   NetImpl()
@@ -113,6 +114,19 @@ void converted_by_a_helper(torch::Device device) {
 void sequential_in_half(torch::Device device) {
   torch::nn::Sequential model(torch::nn::Linear(64, 128), torch::nn::ReLU(),
                               torch::nn::Linear(128, 10));
+  model->to(device, torch::kHalf); // expect: torch-half-model-training
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  for (int step = 0; step < 100; ++step) {
+    optimizer.zero_grad();
+    auto loss = torch::cross_entropy_loss(
+        model->forward(half_inputs(device)).to(torch::kFloat), targets(device));
+    loss.backward();
+    optimizer.step();
+  }
+}
+
+void impl_held_by_a_shared_pointer(torch::Device device) {
+  auto model = std::make_shared<NetImpl>();
   model->to(device, torch::kHalf); // expect: torch-half-model-training
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   for (int step = 0; step < 100; ++step) {
@@ -249,6 +263,7 @@ int main() {
   stepped_in_place(device);
   converted_by_a_helper(device);
   sequential_in_half(device);
+  impl_held_by_a_shared_pointer(device);
   Trainer trainer(device);
   for (int step = 0; step < 100; ++step)
     trainer.step();
