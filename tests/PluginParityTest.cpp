@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -63,16 +64,19 @@ const std::map<std::string, TidyRun> &tidyRuns() {
                        "-checks=-*,torch-*", "-fix-errors", "--quiet", "-p",
                        Directory, Copy}});
     }
-    // Each run parses libtorch whole: two at a time keeps CI's two cores busy.
-    for (size_t I = 0; I < Jobs.size(); I += 2) {
-      std::vector<std::thread> Pair;
-      for (size_t J = I; J < std::min(I + 2, Jobs.size()); ++J)
-        Pair.emplace_back([&, J] {
-          Result[Jobs[J].first].Run = run(TORCHLINT_CLANG_TIDY, Jobs[J].second);
-        });
-      for (std::thread &T : Pair)
-        T.join();
-    }
+    // Each run parses libtorch whole: two workers keep CI's two cores busy,
+    // each taking the next program as soon as it is done with one.
+    std::vector<RunResult> Runs(Jobs.size());
+    std::atomic<size_t> Next{0};
+    auto Worker = [&] {
+      for (size_t J = Next++; J < Jobs.size(); J = Next++)
+        Runs[J] = run(TORCHLINT_CLANG_TIDY, Jobs[J].second);
+    };
+    std::thread Other(Worker);
+    Worker();
+    Other.join();
+    for (size_t J = 0; J < Jobs.size(); ++J)
+      Result[Jobs[J].first].Run = std::move(Runs[J]);
     return Result;
   }();
   return Runs;
@@ -130,11 +134,13 @@ class PluginParity : public ::testing::TestWithParam<std::string> {};
 TEST_P(PluginParity, FindingsEqualTheCli) {
   auto [G, Program] = splitCase(GetParam());
   const TidyRun &Tidy = tidyRuns().at(GetParam());
-  ASSERT_NE(Tidy.Run.Stdout.find("[torch-"), std::string::npos)
-      << "clang-tidy reported nothing; is the plugin loaded?\n"
-      << Tidy.Run.Stderr;
-  std::vector<Diagnostic> Plugin = fromClangTidy(Tidy.Run.Stdout, Tidy.Copy);
   std::vector<Diagnostic> Cli = fromCli(originals(G), programPath(Program));
+  // A program of negative cases only draws nothing from either shell.
+  if (!Cli.empty())
+    ASSERT_NE(Tidy.Run.Stdout.find("[torch-"), std::string::npos)
+        << "clang-tidy reported nothing; is the plugin loaded?\n"
+        << Tidy.Run.Stderr;
+  std::vector<Diagnostic> Plugin = fromClangTidy(Tidy.Run.Stdout, Tidy.Copy);
   EXPECT_EQ(Plugin, Cli) << "clang-tidy:\n"
                          << ::testing::PrintToString(Plugin) << "\nCLI:\n"
                          << ::testing::PrintToString(Cli);
