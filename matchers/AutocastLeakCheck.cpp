@@ -1,6 +1,7 @@
 #include "AutocastLeakCheck.h"
 
 #include "DeviceFlow.h"
+#include "ModuleCallMatchers.h"
 #include "TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
@@ -72,13 +73,7 @@ void AutocastLeakCheck::registerMatchers(MatchFinder *Finder) {
                                               "set_autocast_enabled"))))
           .bind("autocast"),
       this);
-  Finder->addMatcher(
-      cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("module-call"),
-      this);
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))))
-          .bind("module-call"),
-      this);
+  matchModuleCalls(Finder, this);
 }
 
 void AutocastLeakCheck::check(const MatchFinder::MatchResult &Result) {

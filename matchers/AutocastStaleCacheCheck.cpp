@@ -2,6 +2,7 @@
 
 #include "DeviceFlow.h"
 #include "EnclosingBlocks.h"
+#include "ModuleCallMatchers.h"
 #include "WorkloadRecipe.h"
 
 #include "clang/AST/ASTContext.h"
@@ -57,13 +58,7 @@ void AutocastStaleCacheCheck::registerMatchers(MatchFinder *Finder) {
       callExpr(callee(functionDecl(hasAnyName("backward", "grad", "step"))))
           .bind("training"),
       this);
-  Finder->addMatcher(
-      cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("module-call"),
-      this);
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))))
-          .bind("module-call"),
-      this);
+  matchModuleCalls(Finder, this);
 }
 
 void AutocastStaleCacheCheck::check(const MatchFinder::MatchResult &Result) {

@@ -3,6 +3,7 @@
 #include "Autocast.h"
 #include "DeviceFlow.h"
 #include "DeviceNotes.h"
+#include "ModuleCallMatchers.h"
 #include "TorchApi.h"
 #include "WorkloadRecipe.h"
 
@@ -50,13 +51,7 @@ bool turnsOn(const std::optional<autocast::AutocastCall> &Switch) {
 } // namespace
 
 void AutocastWrongDeviceCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(
-      cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("module-call"),
-      this);
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))))
-          .bind("module-call"),
-      this);
+  matchModuleCalls(Finder, this);
 }
 
 void AutocastWrongDeviceCheck::check(const MatchFinder::MatchResult &Result) {

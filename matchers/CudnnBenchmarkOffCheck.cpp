@@ -4,6 +4,7 @@
 #include "DeviceNotes.h"
 #include "EnclosingBlocks.h"
 #include "Loops.h"
+#include "ModuleCallMatchers.h"
 #include "ModuleLayers.h"
 #include "TorchApi.h"
 #include "WorkloadRecipe.h"
@@ -83,13 +84,7 @@ void CudnnBenchmarkOffCheck::registerMatchers(MatchFinder *Finder) {
                                            "resize_", "expand"))))
                          .bind("sized"),
                      this);
-  Finder->addMatcher(
-      cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("module-call"),
-      this);
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))))
-          .bind("module-call"),
-      this);
+  matchModuleCalls(Finder, this);
 }
 
 void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {

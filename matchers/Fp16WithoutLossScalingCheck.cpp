@@ -3,6 +3,7 @@
 #include "DeviceFlow.h"
 #include "EnclosingBlocks.h"
 #include "Loops.h"
+#include "ModuleCallMatchers.h"
 #include "TorchApi.h"
 #include "WorkloadRecipe.h"
 
@@ -138,13 +139,7 @@ void Fp16WithoutLossScalingCheck::registerMatchers(MatchFinder *Finder) {
               "set_autocast_dtype", "backward", "grad", "step"))))
           .bind("call"),
       this);
-  Finder->addMatcher(
-      cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("module-call"),
-      this);
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))))
-          .bind("module-call"),
-      this);
+  matchModuleCalls(Finder, this);
 }
 
 void Fp16WithoutLossScalingCheck::check(
