@@ -3,10 +3,32 @@
 Markdown: one row per replayed result, then the count of each verdict."""
 import collections
 import json
+import os
+import re
 import sys
+
+SCENARIOS_DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                             "common", "Scenarios.def")
+
+
+def current_scenario_ids():
+    """Old and current scenario ids to the current one, from the list the
+    analyzer and the runtime share, so that a log replayed before the ids
+    were renamed is tabulated under the names of today's."""
+    with open(SCENARIOS_DEF, encoding="utf-8") as f:
+        entries = re.findall(
+            r'^TORCHLINT_SCENARIO\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*"[^"]*"\s*,'
+            r'\s*"([^"]*)"\s*\)', f.read(), re.MULTILINE)
+    current = {}
+    for new, old in entries:
+        current[new] = new
+        if old:
+            current[old] = new
+    return current
 
 
 def main(path):
+    current = current_scenario_ids()
     with open(path, encoding="utf-8") as f:
         log = json.load(f)
     rows, env = [], None
@@ -26,16 +48,19 @@ def main(path):
             ran_on = replay.get("environment", {}).get("deviceName", "")
             if replay["verdict"] == "not-run":
                 ran_on = "-"
-            rows.append((place, result.get("ruleId", ""), ran_on,
+            scenario = replay.get("scenario", "")
+            rows.append((place, result.get("ruleId", ""),
+                         current.get(scenario, scenario), ran_on,
                          replay["verdict"], detail.replace("|", "\\|")))
     if env:
         print("libtorch %s; CUDA %s\n" % (env.get("libtorch"), env.get("cuda")))
-    print("| finding | rule | ran on | verdict | speed-up [95% CI] / reason |")
-    print("|---|---|---|---|---|")
+    print("| finding | rule | scenario | ran on | verdict "
+          "| speed-up [95% CI] / reason |")
+    print("|---|---|---|---|---|---|")
     for row in rows:
-        print("| %s | %s | %s | %s | %s |" % row)
+        print("| %s | %s | %s | %s | %s | %s |" % row)
     print()
-    for verdict, count in sorted(collections.Counter(r[3] for r in rows).items()):
+    for verdict, count in sorted(collections.Counter(r[4] for r in rows).items()):
         print("- %s: %d" % (verdict, count))
 
 

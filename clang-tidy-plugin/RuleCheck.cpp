@@ -2,6 +2,8 @@
 
 #include "clang/Basic/FileManager.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace clang;
 
@@ -28,13 +30,65 @@ private:
   std::string Prefix;
 };
 
+/// What the checks of one translation unit share: the user-code filter and
+/// the AnalysisContext. Findings go back to the check of their rule, option
+/// look-ups to the options of the rule that the key names.
+class RuleCheck::SharedUnit : public FindingSink, public RuleOptions {
+public:
+  SharedUnit() : Analysis(Code, *this, this) {}
+
+  void join(RuleCheck &Check) { Checks[Check.Entry.Info.Id] = &Check; }
+  void leave(RuleCheck &Check) { Checks.erase(Check.Entry.Info.Id); }
+  AnalysisContext &analysis() { return Analysis; }
+
+  void consume(Finding F) override {
+    if (RuleCheck *Check = Checks.lookup(F.RuleId))
+      Check->consume(std::move(F));
+  }
+
+  std::optional<std::string> get(llvm::StringRef Key) const override {
+    if (RuleCheck *Check = Checks.lookup(Key.split('.').first))
+      return Check->Options->get(Key);
+    return std::nullopt;
+  }
+
+private:
+  UserCode Code;
+  AnalysisContext Analysis;
+  llvm::StringMap<RuleCheck *> Checks;
+};
+
+std::shared_ptr<RuleCheck::SharedUnit>
+RuleCheck::sharedUnitOf(tidy::ClangTidyContext *Context) {
+  static llvm::DenseMap<tidy::ClangTidyContext *,
+                        std::weak_ptr<RuleCheck::SharedUnit>>
+      Units;
+  std::weak_ptr<RuleCheck::SharedUnit> &Slot = Units[Context];
+  std::shared_ptr<RuleCheck::SharedUnit> Unit = Slot.lock();
+  if (!Unit) {
+    Unit = std::make_shared<RuleCheck::SharedUnit>();
+    Slot = Unit;
+  }
+  return Unit;
+}
+
 RuleCheck::RuleCheck(llvm::StringRef Name, tidy::ClangTidyContext *Context,
                      const RuleEntry &Entry)
-    : ClangTidyCheck(Name, Context), Entry(Entry),
+    : ClangTidyCheck(Name, Context), Entry(Entry), TidyContext(Context),
       Options(std::make_unique<CheckOptions>(ClangTidyCheck::Options,
-                                             Entry.Info.Id)) {}
+                                             Entry.Info.Id)) {
+  // A rule reads its options once, as it is made; clang-tidy's typed read
+  // reports a value that is not a number, once per check.
+  for (const RuleOptionInfo &Option : Entry.Info.Options)
+    (void)ClangTidyCheck::Options.get<unsigned>(Option.Name, Option.Default);
+}
 
-RuleCheck::~RuleCheck() = default;
+RuleCheck::~RuleCheck() {
+  // The rule goes first: it may still hold on to the shared analyses.
+  Instance.reset();
+  if (Unit)
+    Unit->leave(*this);
+}
 
 void RuleCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *,
                                     Preprocessor *) {
@@ -42,13 +96,19 @@ void RuleCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *,
 }
 
 void RuleCheck::registerMatchers(ast_matchers::MatchFinder *Finder) {
-  FindingSink &Sink = *this;
-  Analysis = std::make_unique<AnalysisContext>(Code, Sink, Options.get());
-  Instance = Entry.Create(*Analysis);
+  Unit = sharedUnitOf(TidyContext);
+  Unit->join(*this);
+  Instance = Entry.Create(Unit->analysis());
   Instance->registerMatchers(Finder);
 }
 
-void RuleCheck::storeOptions(tidy::ClangTidyOptions::OptionMap &) {}
+void RuleCheck::storeOptions(tidy::ClangTidyOptions::OptionMap &Opts) {
+  // clang-tidy's typed read says itself when a value is not a number.
+  for (const RuleOptionInfo &Option : Entry.Info.Options)
+    ClangTidyCheck::Options.store(
+        Opts, Option.Name,
+        ClangTidyCheck::Options.get<unsigned>(Option.Name, Option.Default));
+}
 
 SourceLocation RuleCheck::locate(const std::string &File,
                                  unsigned Offset) const {

@@ -2,14 +2,17 @@
 //
 // The plugin's whole adapter: a ClangTidyCheck that runs one shared rule and
 // turns its findings back into clang diagnostics, with the same message,
-// notes, level and fix-its as the torchlint CLI. No rule logic lives here.
+// notes, level and fix-its as the torchlint CLI. The checks of one
+// translation unit share one AnalysisContext, as the CLI's rules do, so the
+// device flows are built once per unit, not once per check. No rule logic
+// lives here.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TORCHLINT_CLANG_TIDY_PLUGIN_RULECHECK_H
 #define TORCHLINT_CLANG_TIDY_PLUGIN_RULECHECK_H
 
-#include "RuleRegistry.h"
+#include "rules/RuleRegistry.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
 
@@ -17,13 +20,14 @@
 
 namespace torchlint {
 
-class RuleCheck : public clang::tidy::ClangTidyCheck, private FindingSink {
+class RuleCheck : public clang::tidy::ClangTidyCheck {
 public:
   RuleCheck(llvm::StringRef Name, clang::tidy::ClangTidyContext *Context,
             const RuleEntry &Entry);
   ~RuleCheck() override;
 
-  bool isLanguageVersionSupported(const clang::LangOptions &Lang) const override {
+  bool
+  isLanguageVersionSupported(const clang::LangOptions &Lang) const override {
     return Lang.CPlusPlus;
   }
   void registerPPCallbacks(const clang::SourceManager &SM,
@@ -36,15 +40,21 @@ public:
 
 private:
   class CheckOptions;
+  class SharedUnit;
 
-  void consume(Finding F) override;
+  /// clang-tidy creates the checks of a unit together, from one
+  /// ClangTidyContext, and destroys them together after the unit: the first
+  /// check of a unit creates what they share, the last one frees it.
+  static std::shared_ptr<SharedUnit>
+  sharedUnitOf(clang::tidy::ClangTidyContext *Context);
+  void consume(Finding F);
   clang::SourceLocation locate(const std::string &File, unsigned Offset) const;
 
   const RuleEntry &Entry;
+  clang::tidy::ClangTidyContext *TidyContext;
   const clang::SourceManager *SM = nullptr;
-  UserCode Code;
   std::unique_ptr<CheckOptions> Options;
-  std::unique_ptr<AnalysisContext> Analysis;
+  std::shared_ptr<SharedUnit> Unit;
   std::unique_ptr<Rule> Instance;
 };
 

@@ -234,5 +234,51 @@ TEST(Plugin, RuleOptionsComeFromTheSameClangTidyFile) {
       << Bad.Stderr;
 }
 
+// Options are typed: a value that is not a number is said once, by each
+// shell in its own way, and the default is used; the plugin writes the
+// options back, so that --dump-config lists them.
+TEST(Plugin, ABadOptionValueIsOneWarningAndDumpConfigListsOptions) {
+  std::string Directory = temporaryDirectory();
+  std::string Config = Directory + "/.clang-tidy";
+  writeFile(Config, "Checks: '-*,torch-*'\n"
+                    "CheckOptions:\n"
+                    "  torch-dataloader-no-workers.Workers: many\n");
+  std::string Database = dataDatabase({"loader_options.cpp"});
+  std::string Sarif = Directory + "/run.sarif";
+  RunResult Cli = run(torchlintBinary(),
+                      {"--format=json", "--quiet", "--config-file=" + Config,
+                       "--export-sarif=" + Sarif, Database});
+  ASSERT_EQ(Cli.ExitCode, 0) << Cli.Stderr;
+  std::string Said = "torch-dataloader-no-workers.Workers is 'many'";
+  EXPECT_NE(Cli.Stderr.find(Said), std::string::npos) << Cli.Stderr;
+  size_t First = Cli.Stderr.find(Said);
+  EXPECT_EQ(Cli.Stderr.find(Said, First + 1), std::string::npos)
+      << "said more than once:\n"
+      << Cli.Stderr;
+  EXPECT_NE(Cli.Stdout.find("2 workers"), std::string::npos) << Cli.Stdout;
+  EXPECT_NE(readFile(Sarif).find(Said), std::string::npos);
+
+  RunResult Tidy =
+      run(TORCHLINT_CLANG_TIDY, {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
+                                 "--config-file=" + Config, "-p",
+                                 fs::path(Database).parent_path().string(),
+                                 dataFile("loader_options.cpp")});
+  EXPECT_NE((Tidy.Stdout + Tidy.Stderr).find("invalid configuration value "
+                                             "'many' for option "
+                                             "'torch-dataloader-no-workers."
+                                             "Workers'"),
+            std::string::npos)
+      << Tidy.Stdout << Tidy.Stderr;
+  EXPECT_NE(Tidy.Stdout.find("2 workers"), std::string::npos) << Tidy.Stdout;
+
+  RunResult Dump =
+      run(TORCHLINT_CLANG_TIDY, {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
+                                 "-checks=-*,torch-*", "--dump-config"});
+  ASSERT_EQ(Dump.ExitCode, 0) << Dump.Stderr;
+  EXPECT_NE(Dump.Stdout.find("torch-dataloader-no-workers.Workers"),
+            std::string::npos)
+      << Dump.Stdout;
+}
+
 } // namespace
 } // namespace torchlint::test

@@ -1,7 +1,6 @@
 //===--- UnitTest.cpp - The CLI's pieces, without parsing C++ -------------===//
 
 #include "CacheDirectory.h"
-#include "CheckGlob.h"
 #include "CompileDatabase.h"
 #include "Configuration.h"
 #include "DriverCommand.h"
@@ -11,11 +10,13 @@
 #include "ForeignFlags.h"
 #include "PrecompiledPrefix.h"
 #include "RuleDocs.h"
+#include "rules/RuleRegistry.h"
 #include "SarifMerge.h"
 #include "Sharding.h"
 #include "Suppressions.h"
 #include "UntrustedFlags.h"
 #include "Writers.h"
+#include "common/CheckGlob.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -527,6 +528,26 @@ TEST(RuleDocs, MarkdownToText) {
             "torch-x\n\nLevel: error, code and a link (docs/a.md)\nint x;");
   EXPECT_FALSE(ruleDocMarkdown("torch-device-mismatch").empty());
   EXPECT_TRUE(ruleDocMarkdown("no-such-rule").empty());
+}
+
+TEST(RuleDocs, LeadIsThePageBetweenItsLevelAndItsFirstSection) {
+  std::string Lead = ruleDocLead("torch-dataloader-no-workers");
+  EXPECT_EQ(Lead.rfind("Finds torch::data::make_data_loader(...) calls that "
+                       "leave DataLoaderOptions::workers at its default",
+                       0),
+            0u)
+      << Lead;
+  EXPECT_EQ(Lead.find("Why it costs"), std::string::npos);
+  EXPECT_EQ(Lead.find('\n'), std::string::npos) << "one paragraph";
+  for (const RuleEntry &Entry : allRules()) {
+    std::string Text = ruleDocLead(Entry.Info.Id);
+    EXPECT_FALSE(Text.empty()) << Entry.Info.Id;
+    EXPECT_LE(Text.size(), 1024u) << Entry.Info.Id;
+    EXPECT_EQ(Text.find("**"), std::string::npos) << Entry.Info.Id;
+  }
+  std::string Short = ruleDocLead("torch-dataloader-no-workers", 60);
+  EXPECT_LE(Short.size(), 60u);
+  EXPECT_TRUE(ruleDocLead("no-such-rule").empty());
 }
 
 TEST(PrecompiledPrefix, LeadingAngleIncludesUpToTheLastLibtorchOne) {

@@ -2,12 +2,12 @@
 
 #include "ClangRun.h"
 #include "FixApplier.h"
+#include "ForeignFlags.h"
 #include "PrecompiledPrefix.h"
 #include "ResultCache.h"
-#include "RuleRegistry.h"
-#include "ForeignFlags.h"
 #include "UntrustedFlags.h"
-#include "UserCode.h"
+#include "core/UserCode.h"
+#include "rules/RuleRegistry.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"

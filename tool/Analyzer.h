@@ -4,8 +4,8 @@
 #define TORCHLINT_TOOL_ANALYZER_H
 
 #include "CompileDatabase.h"
-#include "Finding.h"
-#include "Rule.h"
+#include "core/Finding.h"
+#include "rules/Rule.h"
 
 #include <cstdint>
 #include <map>

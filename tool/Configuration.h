@@ -10,7 +10,7 @@
 #ifndef TORCHLINT_TOOL_CONFIGURATION_H
 #define TORCHLINT_TOOL_CONFIGURATION_H
 
-#include "Rule.h"
+#include "rules/Rule.h"
 
 #include "llvm/Support/Error.h"
 

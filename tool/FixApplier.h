@@ -3,8 +3,8 @@
 #ifndef TORCHLINT_TOOL_FIXAPPLIER_H
 #define TORCHLINT_TOOL_FIXAPPLIER_H
 
-#include "Finding.h"
 #include "Report.h"
+#include "core/Finding.h"
 
 #include "llvm/ADT/StringRef.h"
 

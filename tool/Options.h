@@ -3,8 +3,8 @@
 #ifndef TORCHLINT_TOOL_OPTIONS_H
 #define TORCHLINT_TOOL_OPTIONS_H
 
-#include "Finding.h"
 #include "Sharding.h"
+#include "core/Finding.h"
 
 #include "llvm/Support/Error.h"
 

@@ -2,7 +2,7 @@
 
 #include "AtomicFile.h"
 #include "ClangRun.h"
-#include "UserCode.h"
+#include "core/UserCode.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"

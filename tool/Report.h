@@ -3,8 +3,8 @@
 #ifndef TORCHLINT_TOOL_REPORT_H
 #define TORCHLINT_TOOL_REPORT_H
 
-#include "Finding.h"
-#include "Rule.h"
+#include "core/Finding.h"
+#include "rules/Rule.h"
 
 #include "llvm/ADT/StringMap.h"
 

@@ -13,7 +13,7 @@
 
 #include "CacheDirectory.h"
 #include "FileStamps.h"
-#include "Finding.h"
+#include "core/Finding.h"
 
 #include <cstdint>
 #include <map>

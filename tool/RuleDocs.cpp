@@ -21,6 +21,39 @@ llvm::StringRef ruleDocMarkdown(llvm::StringRef RuleId) {
   return "";
 }
 
+std::string ruleDocLead(llvm::StringRef RuleId, size_t MaxSize) {
+  llvm::SmallVector<llvm::StringRef, 64> Lines;
+  ruleDocMarkdown(RuleId).split(Lines, '\n');
+  std::string Lead;
+  bool PastLevel = false;
+  for (llvm::StringRef Line : Lines) {
+    Line = Line.trim();
+    if (Line.starts_with("## "))
+      break;
+    if (Line.starts_with("# ") || Line.starts_with("**Level:**")) {
+      PastLevel |= Line.starts_with("**Level:**");
+      continue;
+    }
+    if (!PastLevel)
+      continue;
+    if (Line.empty()) {
+      if (!Lead.empty() && !llvm::StringRef(Lead).ends_with("\n\n"))
+        Lead += "\n\n";
+      continue;
+    }
+    if (!Lead.empty() && !llvm::StringRef(Lead).ends_with("\n"))
+      Lead += Line.starts_with("- ") ? '\n' : ' ';
+    Lead += markdownToText(Line);
+  }
+  while (!Lead.empty() && Lead.back() == '\n')
+    Lead.pop_back();
+  if (Lead.size() > MaxSize) {
+    size_t Cut = llvm::StringRef(Lead).substr(0, MaxSize).rfind(". ");
+    Lead.resize(Cut == llvm::StringRef::npos ? MaxSize : Cut + 1);
+  }
+  return Lead;
+}
+
 std::string markdownToText(llvm::StringRef Markdown) {
   std::string Text;
   llvm::SmallVector<llvm::StringRef, 64> Lines;

@@ -12,6 +12,11 @@ namespace torchlint {
 /// The docs page of a rule, as Markdown; empty if it has none.
 llvm::StringRef ruleDocMarkdown(llvm::StringRef RuleId);
 
+/// The page's lead, as plain text: what the rule finds, between its level
+/// line and its first section; SARIF's fullDescription. Paragraphs are
+/// separated by a blank line; at most MaxSize bytes, cut after a sentence.
+std::string ruleDocLead(llvm::StringRef RuleId, size_t MaxSize = 1024);
+
 /// The same page as plain text: no emphasis, code marks or fences; links as
 /// "text (url)"; headings on lines of their own.
 std::string markdownToText(llvm::StringRef Markdown);

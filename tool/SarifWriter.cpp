@@ -173,7 +173,7 @@ public:
         {"id", Info.Id},
         {"name", Info.Name},
         {"shortDescription", {{"text", sentence(Info.Summary)}}},
-        {"fullDescription", {{"text", Info.Description}}},
+        {"fullDescription", {{"text", ruleDocLead(Info.Id)}}},
         {"helpUri", std::string(InformationUri) + "/blob/main/docs/rules/" +
                         Info.Id + ".md"},
         {"defaultConfiguration", {{"level", sarifLevel(Info.DefaultLevel)}}},

@@ -1,6 +1,6 @@
 #include "Suppressions.h"
 
-#include "CheckGlob.h"
+#include "common/CheckGlob.h"
 
 #include "llvm/ADT/SmallVector.h"
 

@@ -1,7 +1,6 @@
 //===--- main.cpp - torchlint: the command-line shell over the rules ------===//
 
 #include "Analyzer.h"
-#include "CheckGlob.h"
 #include "CompileDatabase.h"
 #include "Configuration.h"
 #include "FixApplier.h"
@@ -9,12 +8,13 @@
 #include "PrecompiledPrefix.h"
 #include "Report.h"
 #include "ResultCache.h"
-#include "RuleRegistry.h"
 #include "SarifMerge.h"
 #include "Scheduler.h"
 #include "Suppressions.h"
 #include "UnitProcess.h"
 #include "Writers.h"
+#include "common/CheckGlob.h"
+#include "rules/RuleRegistry.h"
 
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -257,6 +257,16 @@ int main(int Argc, const char **Argv) {
       OptionsKey += Key + '=' + Value + '\n';
     RuleConfig = MapOptions(std::move(*Values));
   }
+  // Rules read their options once, when they are made; a bad value is said
+  // once per run, here, not once per unit.
+  std::vector<AnalysisFailure> OptionProblems;
+  for (const RuleInfo *Info : Rules)
+    for (const RuleOptionInfo &Option : Info->Options) {
+      std::string Problem;
+      readOption(*Info, Option, &RuleConfig, &Problem);
+      if (!Problem.empty())
+        OptionProblems.push_back({ConfigFile, std::move(Problem)});
+    }
 
   AnalyzerConfig Config;
   Config.Options = &RuleConfig;
@@ -365,6 +375,8 @@ int main(int Argc, const char **Argv) {
 
   SourceCache Sources;
   Report R = buildReport(std::move(Results), Rules, Sources);
+  R.Warnings.insert(R.Warnings.begin(), OptionProblems.begin(),
+                    OptionProblems.end());
   SarifOptions Sarif{sourceRoot(O, *Entries), O.SarifCategory};
   if (Baseline) {
     // Only what the baseline does not know: the text, the logs and the exit

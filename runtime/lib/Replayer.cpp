@@ -82,6 +82,10 @@ ReplayRow replayItem(const ReplayItem &Item, const Environment &Env,
     Row.Scenario = Item.Recipe["scenario"].get<std::string>();
   auto Begin = std::chrono::steady_clock::now();
   const Scenario *S = findScenario(Row.Scenario);
+  // A log written before an id was renamed is annotated with the current id,
+  // so that one scenario is never reported under two names.
+  if (S)
+    Row.Scenario = S->id();
   ReplayContext Ctx;
   Ctx.Device = Env.Device;
   Ctx.CudaUnusable = Env.CudaUnusable;
@@ -177,7 +181,8 @@ std::string replaySummary(const ReplayRow &Row, const Environment &Env) {
 }
 
 void printTable(const std::vector<ReplayRow> &Rows, std::ostream &Out) {
-  Out << std::left << std::setw(34) << "finding" << std::setw(24) << "scenario"
+  // The scenario column fits the longest id, fp16-without-loss-scaling.
+  Out << std::left << std::setw(34) << "finding" << std::setw(27) << "scenario"
       << std::setw(24) << "verdict"
       << "speed-up [95% CI] / reason\n";
   for (const ReplayRow &Row : Rows) {
@@ -186,7 +191,7 @@ void printTable(const std::vector<ReplayRow> &Rows, std::ostream &Out) {
       Where = "..." + Where.substr(Where.size() - 30);
     std::string Detail =
         Row.Outcome.Ratio ? ratioText(Row.Outcome) : Row.Outcome.Reason;
-    Out << std::setw(34) << Where << std::setw(24) << Row.Scenario
+    Out << std::setw(34) << Where << std::setw(27) << Row.Scenario
         << std::setw(24) << verdictName(Row.Outcome.Result) << Detail << "\n";
   }
 }

@@ -37,6 +37,8 @@ Environment probeEnvironment(const std::string &DeviceSpec);
 
 struct ReplayRow {
   ReplayItem Item;
+  /// The current id of the scenario replayed, or what the recipe named when
+  /// no scenario has that id.
   std::string Scenario;
   ScenarioOutcome Outcome;
   std::vector<std::string> Assumptions;

@@ -1,4 +1,5 @@
 #include "ScenarioRegistry.h"
+#include "common/Scenarios.h"
 
 namespace torchlint::replay {
 
@@ -6,17 +7,17 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
   static const std::vector<std::unique_ptr<Scenario>> Scenarios = [] {
     std::vector<std::unique_ptr<Scenario>> List;
     List.push_back(makeDeviceMismatchScenario());
-    List.push_back(makeCpuVsGpuScenario());
-    List.push_back(makePinnedCopyScenario());
-    List.push_back(makeCreateOnDeviceScenario());
-    List.push_back(makeDataLoaderWorkersScenario());
+    List.push_back(makeHardcodedCpuDeviceScenario());
+    List.push_back(makePageableCopyScenario());
+    List.push_back(makeCpuTensorThenMovedScenario());
+    List.push_back(makeDataLoaderNoWorkersScenario());
     List.push_back(makeSyncInLoopScenario());
     List.push_back(makeEvalWithoutNoGradScenario());
-    List.push_back(makeCudnnBenchmarkScenario());
-    List.push_back(makeMixedPrecisionScenario());
-    List.push_back(makeLossScalingScenario());
-    List.push_back(makeStaleAutocastCacheScenario());
-    List.push_back(makeHalfMasterWeightsScenario());
+    List.push_back(makeCudnnBenchmarkOffScenario());
+    List.push_back(makeMissingMixedPrecisionScenario());
+    List.push_back(makeFp16WithoutLossScalingScenario());
+    List.push_back(makeAutocastStaleCacheScenario());
+    List.push_back(makeHalfModelTrainingScenario());
     return List;
   }();
   return Scenarios;
@@ -44,8 +45,13 @@ bool recipeBool(const nlohmann::json &Recipe, const char *Key, bool Default) {
 }
 
 const Scenario *findScenario(const std::string &Id) {
+  // Logs written before an id was renamed still name the scenario by its old
+  // id; only the shared list knows both.
+  std::optional<std::string_view> Current = scenario::currentId(Id);
+  if (!Current)
+    return nullptr;
   for (const std::unique_ptr<Scenario> &S : allScenarios())
-    if (Id == S->id())
+    if (*Current == S->id())
       return S.get();
   return nullptr;
 }

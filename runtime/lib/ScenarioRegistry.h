@@ -11,22 +11,23 @@
 namespace torchlint::replay {
 
 std::unique_ptr<Scenario> makeDeviceMismatchScenario();
-std::unique_ptr<Scenario> makeCpuVsGpuScenario();
-std::unique_ptr<Scenario> makePinnedCopyScenario();
-std::unique_ptr<Scenario> makeCreateOnDeviceScenario();
-std::unique_ptr<Scenario> makeDataLoaderWorkersScenario();
+std::unique_ptr<Scenario> makeHardcodedCpuDeviceScenario();
+std::unique_ptr<Scenario> makePageableCopyScenario();
+std::unique_ptr<Scenario> makeCpuTensorThenMovedScenario();
+std::unique_ptr<Scenario> makeDataLoaderNoWorkersScenario();
 std::unique_ptr<Scenario> makeSyncInLoopScenario();
 std::unique_ptr<Scenario> makeEvalWithoutNoGradScenario();
-std::unique_ptr<Scenario> makeCudnnBenchmarkScenario();
-std::unique_ptr<Scenario> makeMixedPrecisionScenario();
-std::unique_ptr<Scenario> makeLossScalingScenario();
-std::unique_ptr<Scenario> makeStaleAutocastCacheScenario();
-std::unique_ptr<Scenario> makeHalfMasterWeightsScenario();
+std::unique_ptr<Scenario> makeCudnnBenchmarkOffScenario();
+std::unique_ptr<Scenario> makeMissingMixedPrecisionScenario();
+std::unique_ptr<Scenario> makeFp16WithoutLossScalingScenario();
+std::unique_ptr<Scenario> makeAutocastStaleCacheScenario();
+std::unique_ptr<Scenario> makeHalfModelTrainingScenario();
 
 /// All scenarios, in a fixed order.
 const std::vector<std::unique_ptr<Scenario>> &allScenarios();
 
-/// The scenario a recipe names, or null.
+/// The scenario a recipe names, by its current id or by the one it had
+/// before (common/Scenarios.def), or null.
 const Scenario *findScenario(const std::string &Id);
 
 } // namespace torchlint::replay

@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CheckGlob.h"
 #include "Isolation.h"
 #include "Replayer.h"
+#include "common/CheckGlob.h"
 
 #include <cstdlib>
 #include <cstring>

@@ -4,6 +4,7 @@
 #include "Replayer.h"
 #include "ScenarioRegistry.h"
 #include "Workload.h"
+#include "common/Scenarios.h"
 
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
@@ -11,10 +12,13 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <sys/wait.h>
+#include <utility>
 
 using namespace torchlint::replay;
+namespace scenario = torchlint::scenario;
 using nlohmann::json;
 
 namespace {
@@ -129,13 +133,53 @@ TEST(ModuleBuilder, ALayerThatCannotBeBuiltIsAnError) {
 }
 
 TEST(Scenarios, EveryRecipeScenarioOfTheAnalyzerHasOne) {
-  for (const char *Id :
-       {"device-mismatch", "cpu-vs-gpu", "pinned-copy", "create-on-device",
-        "dataloader-workers", "sync-in-loop", "eval-without-no-grad",
-        "cudnn-benchmark", "missing-mixed-precision", "fp16-loss-scaling",
-        "autocast-stale-cache", "half-master-weights"})
-    EXPECT_NE(findScenario(Id), nullptr) << Id;
+  for (const scenario::Entry &Entry : scenario::All) {
+    const Scenario *S = findScenario(std::string(Entry.Id));
+    ASSERT_NE(S, nullptr) << Entry.Id;
+    EXPECT_EQ(S->id(), Entry.Id);
+  }
   EXPECT_EQ(findScenario("no-such-scenario"), nullptr);
+  EXPECT_EQ(findScenario(""), nullptr);
+}
+
+TEST(Scenarios, EveryScenarioOfTheRuntimeIsInTheSharedList) {
+  // A scenario missing from common/Scenarios.def could never be found.
+  for (const std::unique_ptr<Scenario> &S : allScenarios())
+    EXPECT_EQ(scenario::currentId(S->id()), std::string_view(S->id()))
+        << S->id();
+  EXPECT_EQ(allScenarios().size(), std::size(scenario::All));
+}
+
+TEST(Scenarios, OldIdsInExistingLogsStillFindTheirScenario) {
+  // Typed out rather than read from Scenarios.def: these ids are in logs
+  // users already have, so dropping one from the list must fail here.
+  const std::pair<const char *, const char *> Renamed[] = {
+      {"cpu-vs-gpu", scenario::HardcodedCpuDevice},
+      {"pinned-copy", scenario::PageableCopy},
+      {"create-on-device", scenario::CpuTensorThenMoved},
+      {"dataloader-workers", scenario::DataLoaderNoWorkers},
+      {"cudnn-benchmark", scenario::CudnnBenchmarkOff},
+      {"fp16-loss-scaling", scenario::Fp16WithoutLossScaling},
+      {"half-master-weights", scenario::HalfModelTraining}};
+  for (const auto &[OldId, Id] : Renamed) {
+    EXPECT_EQ(scenario::currentId(OldId), std::string_view(Id)) << OldId;
+    const Scenario *S = findScenario(OldId);
+    ASSERT_NE(S, nullptr) << OldId;
+    EXPECT_STREQ(S->id(), Id);
+  }
+  for (const scenario::Entry &Entry : scenario::All)
+    if (!Entry.OldId.empty())
+      EXPECT_EQ(scenario::currentId(Entry.OldId), Entry.Id) << Entry.OldId;
+
+  // The replay annotates such a finding with the current id.
+  Environment Env;
+  Env.Device = c10::Device("cuda:0");
+  Env.CudaUnusable = "libtorch is built without CUDA";
+  ReplayItem Item;
+  Item.Recipe = {{"scenario", "pinned-copy"}};
+  ReplayRow Row = replayItem(Item, Env, ReplayOptions());
+  EXPECT_EQ(Row.Scenario, scenario::PageableCopy);
+  EXPECT_EQ(replayProperties(Row, Env)["scenario"], scenario::PageableCopy);
 }
 
 TEST(Scenarios, GpuScenariosAreNotRunWithoutOne) {
@@ -166,7 +210,7 @@ TEST(Scenarios, AnUnknownScenarioOrABrokenRecipeIsNotRunNeverACrash) {
   EXPECT_EQ(Row.Outcome.Reason, "no scenario replays 'teleport'");
 
   ReplayItem Broken;
-  Broken.Recipe = {{"scenario", "eval-without-no-grad"},
+  Broken.Recipe = {{"scenario", scenario::EvalWithoutNoGrad},
                    {"module", {{"type", "Linear"}, {"args", {-5, 3}}}}};
   Row = replayItem(Broken, Env, ReplayOptions());
   EXPECT_EQ(Row.Outcome.Result, Verdict::NotRun);
@@ -178,12 +222,13 @@ TEST(Scenarios, DataLoaderWorkersOverlapSlowSamples) {
   // Samples that wait 2 ms on I/O: workers overlap the waits whatever the
   // machine's load, so the gain is certain.
   ReplayContext Ctx = cpuContext();
-  json Recipe = {{"scenario", "dataloader-workers"},
+  json Recipe = {{"scenario", scenario::DataLoaderNoWorkers},
                  {"dataset", "ImageFolder"},
                  {"batch_size", 8},
                  {"suggested_workers", 4},
                  {"sample_io_us", 2000}};
-  ScenarioOutcome O = findScenario("dataloader-workers")->replay(Recipe, Ctx);
+  ScenarioOutcome O =
+      findScenario(scenario::DataLoaderNoWorkers)->replay(Recipe, Ctx);
   EXPECT_EQ(O.Result, Verdict::Confirmed);
   ASSERT_TRUE(O.Ratio.has_value());
   EXPECT_GT(O.Ratio->Low, 1.05);
@@ -194,11 +239,12 @@ TEST(Scenarios, DataLoaderWorkersOverlapSlowSamples) {
 
 TEST(Scenarios, EvalWithoutNoGradRunsOnTheCpuAndStatesIt) {
   ReplayContext Ctx = cpuContext();
-  json Recipe = {{"scenario", "eval-without-no-grad"},
+  json Recipe = {{"scenario", scenario::EvalWithoutNoGrad},
                  {"module", Mlp},
                  {"input", {{"shape", {64, 784}}}},
                  {"batches", 4}};
-  ScenarioOutcome O = findScenario("eval-without-no-grad")->replay(Recipe, Ctx);
+  ScenarioOutcome O =
+      findScenario(scenario::EvalWithoutNoGrad)->replay(Recipe, Ctx);
   EXPECT_NE(O.Result, Verdict::NotRun) << O.Reason;
   ASSERT_TRUE(O.Samples.has_value());
   EXPECT_GE(O.Samples->Original.size(), 5u);
@@ -218,10 +264,12 @@ TEST(Scenarios, Fp16FlushCountsWhatRoundsToZero) {
   EXPECT_EQ(Count.FlushedScaled, 0);
 }
 
-TEST(Scenarios, LossScalingRunsOnTheCpu) {
+TEST(Scenarios, Fp16WithoutLossScalingRunsOnTheCpu) {
   ReplayContext Ctx = cpuContext();
-  json Recipe = {{"scenario", "fp16-loss-scaling"}, {"module", Mlp}};
-  ScenarioOutcome O = findScenario("fp16-loss-scaling")->replay(Recipe, Ctx);
+  json Recipe = {{"scenario", scenario::Fp16WithoutLossScaling},
+                 {"module", Mlp}};
+  ScenarioOutcome O =
+      findScenario(scenario::Fp16WithoutLossScaling)->replay(Recipe, Ctx);
   ASSERT_NE(O.Result, Verdict::NotRun) << O.Reason;
   EXPECT_GT(O.Measurements["nonzero_gradients"].get<int64_t>(), 0);
   EXPECT_LE(O.Measurements["flushed_fraction_scaled"].get<double>(),
@@ -239,13 +287,14 @@ TEST(Scenarios, LostUpdatesCountWhatFloat16WeightsDrop) {
   EXPECT_EQ(Count.LostInFp32, 0);
 }
 
-TEST(Scenarios, HalfMasterWeightsRunsOnTheCpu) {
+TEST(Scenarios, HalfModelTrainingRunsOnTheCpu) {
   ReplayContext Ctx = cpuContext();
-  json Recipe = {{"scenario", "half-master-weights"},
+  json Recipe = {{"scenario", scenario::HalfModelTraining},
                  {"module", Mlp},
                  {"optimizer", "SGD"},
                  {"learning_rate", 1e-4}};
-  ScenarioOutcome O = findScenario("half-master-weights")->replay(Recipe, Ctx);
+  ScenarioOutcome O =
+      findScenario(scenario::HalfModelTraining)->replay(Recipe, Ctx);
   ASSERT_NE(O.Result, Verdict::NotRun) << O.Reason;
   EXPECT_GT(O.Measurements["updated_weights"].get<int64_t>(), 0);
   EXPECT_GE(O.Measurements["lost_fraction_fp16"].get<double>(),
@@ -263,12 +312,13 @@ TEST(Scenarios, NullRecipeFieldsMeanUnknownNotACrash) {
             "the recipe names no scenario");
 
   ReplayContext Ctx = cpuContext();
-  json Recipe = {{"scenario", "dataloader-workers"},
+  json Recipe = {{"scenario", scenario::DataLoaderNoWorkers},
                  {"dataset", nullptr},
                  {"batch_size", nullptr},
                  {"suggested_workers", nullptr},
                  {"sample_io_us", 500}};
-  ScenarioOutcome O = findScenario("dataloader-workers")->replay(Recipe, Ctx);
+  ScenarioOutcome O =
+      findScenario(scenario::DataLoaderNoWorkers)->replay(Recipe, Ctx);
   EXPECT_NE(O.Result, Verdict::NotRun) << O.Reason;
   EXPECT_TRUE(mentions(Ctx.Assumptions, "the batch size is not known"));
 }
@@ -326,15 +376,17 @@ TEST(Isolation, AVariantRunsInAProcessOfItsOwn) {
   ReplayContext Ctx = cpuContext();
   Ctx.Device = c10::Device("cpu");
   Ctx.Executable = TORCHLINT_REPLAY_BINARY;
-  json Recipe = {{"scenario", "cudnn-benchmark"},
+  json Recipe = {{"scenario", scenario::CudnnBenchmarkOff},
                  {"module",
                   {{"type", "Sequential"},
                    {"submodules",
                     {{{"type", "Conv2d"}, {"args", {3, 8, 3}}},
                      {{"type", "ReLU"}, {"args", json::array()}}}}}},
                  {"input", {{"shape", {4, 3, 16, 16}}}}};
-  ChildSamples Original = timeInChild(Ctx, "cudnn-benchmark", false, Recipe);
-  ChildSamples Fixed = timeInChild(Ctx, "cudnn-benchmark", true, Recipe);
+  ChildSamples Original =
+      timeInChild(Ctx, scenario::CudnnBenchmarkOff, false, Recipe);
+  ChildSamples Fixed =
+      timeInChild(Ctx, scenario::CudnnBenchmarkOff, true, Recipe);
   EXPECT_GE(Original.Seconds.size(), Ctx.Timing.MinRepeats);
   EXPECT_LE(Original.Seconds.size(), Ctx.Timing.MaxRepeats);
   EXPECT_EQ(Original.Clock, "steady-clock");
@@ -343,7 +395,7 @@ TEST(Isolation, AVariantRunsInAProcessOfItsOwn) {
   EXPECT_DOUBLE_EQ(Original.Result.item<double>(), Fixed.Result.item<double>());
 
   try {
-    timeInChild(Ctx, "sync-in-loop", false, Recipe);
+    timeInChild(Ctx, scenario::SyncInLoop, false, Recipe);
     FAIL() << "a scenario without isolated variants ran in a child";
   } catch (const std::runtime_error &E) {
     EXPECT_NE(std::string(E.what()).find("does not run its variants apart"),
@@ -377,6 +429,8 @@ TEST(ReplayCli, ReplaysTheSelectedFindingsIntoACopyOfTheLog) {
     ASSERT_TRUE(Has);
     ++Replayed;
     const json &Replay = Result["properties"]["replay"];
+    // The log names the scenario by its old id, create-on-device.
+    EXPECT_EQ(Replay["scenario"], scenario::CpuTensorThenMoved);
     EXPECT_EQ(Replay["verdict"], "not-run");
     EXPECT_EQ(Replay["environment"]["libtorch"].get<std::string>().substr(0, 1),
               std::string(TORCH_VERSION).substr(0, 1));
@@ -418,7 +472,7 @@ TEST(ReplayCli, NonsenseRecipesAreNotRunAndTheRestIsStillReplayed) {
                      {"region", {{"startLine", Line}}}}}}}},
                 {"properties", {{"replayRecipe", Recipe}}}};
   };
-  json Eval = {{"scenario", "eval-without-no-grad"},
+  json Eval = {{"scenario", scenario::EvalWithoutNoGrad},
                {"module", {{"type", "Linear"}, {"args", {16, 4}}}},
                {"input", {{"shape", {8, 16}}}},
                {"batches", 2}};

@@ -7,13 +7,14 @@
 
 #include "ScenarioRegistry.h"
 #include "Workload.h"
+#include "common/Scenarios.h"
 
 namespace torchlint::replay {
 namespace {
 
 class DeviceMismatchScenario : public Scenario {
 public:
-  const char *id() const override { return "device-mismatch"; }
+  const char *id() const override { return scenario::DeviceMismatch; }
   bool needsCuda() const override { return true; }
 
   ScenarioOutcome replay(const nlohmann::json &Recipe,

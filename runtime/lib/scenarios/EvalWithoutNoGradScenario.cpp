@@ -9,13 +9,14 @@
 #include "PeakMemory.h"
 #include "ScenarioRegistry.h"
 #include "Workload.h"
+#include "common/Scenarios.h"
 
 namespace torchlint::replay {
 namespace {
 
 class EvalWithoutNoGradScenario : public Scenario {
 public:
-  const char *id() const override { return "eval-without-no-grad"; }
+  const char *id() const override { return scenario::EvalWithoutNoGrad; }
   bool needsCuda() const override { return false; }
 
   ScenarioOutcome replay(const nlohmann::json &Recipe,

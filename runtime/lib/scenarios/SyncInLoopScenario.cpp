@@ -8,6 +8,7 @@
 
 #include "ScenarioRegistry.h"
 #include "Workload.h"
+#include "common/Scenarios.h"
 
 namespace torchlint::replay {
 namespace {
@@ -16,7 +17,7 @@ constexpr int StepsPerRun = 20;
 
 class SyncInLoopScenario : public Scenario {
 public:
-  const char *id() const override { return "sync-in-loop"; }
+  const char *id() const override { return scenario::SyncInLoop; }
   bool needsCuda() const override { return true; }
 
   ScenarioOutcome replay(const nlohmann::json &Recipe,

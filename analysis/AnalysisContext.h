@@ -1,0 +1,57 @@
+//===--- AnalysisContext.h - The shared analyses of one unit ----*- C++ -*-===//
+//
+// One per translation unit, in both shells: the user-code filter, the sink
+// that receives findings and the options, and the shared analyses, built
+// lazily on the first rule that asks and kept for the others.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_ANALYSIS_ANALYSISCONTEXT_H
+#define TORCHLINT_ANALYSIS_ANALYSISCONTEXT_H
+
+#include "core/FindingBuilder.h"
+#include "core/RuleInfo.h"
+#include "core/UserCode.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace clang {
+class ASTContext;
+} // namespace clang
+
+namespace torchlint {
+
+class DeviceFlow;
+
+/// Per translation unit: the shared analyses, the user-code filter and the
+/// sink. Analyses are built lazily, on the first rule that asks.
+class AnalysisContext {
+public:
+  AnalysisContext(const UserCode &Code, FindingSink &Sink,
+                  const RuleOptions *Options = nullptr);
+  ~AnalysisContext();
+
+  const UserCode &userCode() const { return Code; }
+  FindingSink &sink() { return Sink; }
+  const RuleOptions *options() const { return Options; }
+
+  /// The device flow of a run on a machine with a GPU.
+  DeviceFlow &deviceFlow(clang::ASTContext &Ctx);
+  /// The device flow of a run on a machine without one.
+  DeviceFlow &deviceFlowWithoutGpu(clang::ASTContext &Ctx);
+
+private:
+  const UserCode &Code;
+  FindingSink &Sink;
+  const RuleOptions *Options;
+  std::unique_ptr<DeviceFlow> WithGpu;
+  std::unique_ptr<DeviceFlow> WithoutGpu;
+};
+
+} // namespace torchlint
+
+#endif // TORCHLINT_ANALYSIS_ANALYSISCONTEXT_H

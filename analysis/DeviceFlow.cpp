@@ -1,0 +1,1509 @@
+#include "analysis/DeviceFlow.h"
+
+#include "core/UserCode.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+#include <deque>
+#include <tuple>
+
+using namespace clang;
+using torchlint::api::DeviceKind;
+
+namespace torchlint {
+
+namespace {
+
+/// Past this many possibilities a value is simply "unknown".
+constexpr size_t MaxFacts = 8;
+/// Bounds on the interprocedural work, so that no input makes it explode.
+constexpr unsigned MaxDepth = 12;
+constexpr size_t MaxAnalyses = 4000;
+
+std::pair<unsigned, unsigned> rawRange(SourceRange R) {
+  return {R.getBegin().getRawEncoding(), R.getEnd().getRawEncoding()};
+}
+std::pair<unsigned, unsigned> rawRange(const Stmt *S) {
+  return S ? rawRange(S->getSourceRange()) : std::make_pair(0u, 0u);
+}
+std::pair<unsigned, unsigned> rawRange(const Decl *D) {
+  return D ? rawRange(D->getSourceRange()) : std::make_pair(0u, 0u);
+}
+
+FactSet unknown() { return FactSet{DeviceFact()}; }
+
+void sortFacts(FactSet &Facts) {
+  std::sort(Facts.begin(), Facts.end());
+  Facts.erase(std::unique(Facts.begin(), Facts.end()), Facts.end());
+}
+
+bool isUnknownSet(const FactSet &Facts) {
+  return Facts.size() == 1 && !Facts.front().isKnown() &&
+         Facts.front().How == Provenance::Unknown && !Facts.front().Origin;
+}
+
+/// Adds From to Into; true when Into changed. "Unknown" absorbs everything.
+bool mergeFacts(FactSet &Into, const FactSet &From) {
+  if (isUnknownSet(Into))
+    return false;
+  bool Changed = false;
+  for (const DeviceFact &F : From) {
+    if (std::find(Into.begin(), Into.end(), F) != Into.end())
+      continue;
+    Into.push_back(F);
+    Changed = true;
+  }
+  if (!Changed)
+    return false;
+  if (Into.size() > MaxFacts)
+    Into = unknown();
+  sortFacts(Into);
+  return true;
+}
+
+/// Re-labels known facts: the value now got its device at Origin.
+FactSet relabel(FactSet Facts, Provenance How, const Stmt *Origin,
+                const Expr *DeviceExpr = nullptr) {
+  for (DeviceFact &F : Facts) {
+    if (!F.isKnown())
+      continue;
+    F.How = How;
+    F.Origin = Origin;
+    F.OriginDecl = nullptr;
+    F.Pinned = false;
+    if (DeviceExpr)
+      F.DeviceExpr = DeviceExpr;
+  }
+  sortFacts(Facts);
+  return Facts;
+}
+
+/// The same devices, in memory that is not page-locked (or, with Pinned,
+/// that is): the result of an operation that allocates, or of pin_memory().
+FactSet withPinned(FactSet Facts, bool Pinned) {
+  for (DeviceFact &F : Facts)
+    if (F.isKnown())
+      F.Pinned = Pinned && F.Kind == DeviceKind::CPU;
+  sortFacts(Facts);
+  return Facts;
+}
+
+/// Tensor methods whose result shares the memory of the tensor.
+bool isViewMethod(llvm::StringRef Name) {
+  static const llvm::StringRef Views[] = {
+      "view",       "slice",      "narrow",         "select",
+      "squeeze",    "unsqueeze",  "permute",        "transpose",
+      "t",          "expand",     "detach",         "alias",
+      "as_strided", "unfold",     "view_as",        "expand_as",
+      "diagonal",   "chunk",      "split",          "unbind",
+      "contiguous", "pin_memory", "requires_grad_", "set_requires_grad"};
+  return llvm::is_contained(Views, Name);
+}
+
+FactSet single(DeviceKind Kind, Provenance How, const Stmt *Origin,
+               const Expr *Literal = nullptr) {
+  DeviceFact F;
+  F.Kind = Kind;
+  F.How = How;
+  F.Origin = Origin;
+  F.Literal = Literal;
+  return FactSet{F};
+}
+
+bool allDefaultOptions(const FactSet &Facts) {
+  return !Facts.empty() &&
+         std::all_of(Facts.begin(), Facts.end(), [](const DeviceFact &F) {
+           return F.How == Provenance::DefaultOptions;
+         });
+}
+
+bool allUnknown(const FactSet &Facts) {
+  return std::none_of(Facts.begin(), Facts.end(),
+                      [](const DeviceFact &F) { return F.isKnown(); });
+}
+
+const FunctionDecl *definitionOf(const FunctionDecl *FD) {
+  const FunctionDecl *Definition = nullptr;
+  if (FD && FD->hasBody(Definition))
+    return Definition;
+  return nullptr;
+}
+
+bool isStdFunction(const FunctionDecl *FD, llvm::StringRef Name) {
+  return FD && FD->getDeclName().isIdentifier() && FD->getName() == Name &&
+         FD->isInStdNamespace();
+}
+
+/// The arguments of a call as the callee's parameters see them: the object
+/// of an operator call on a method is not a parameter.
+llvm::SmallVector<const Expr *, 4> parameterArgs(const CallExpr *Call,
+                                                 const FunctionDecl *Callee) {
+  llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+  if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) &&
+      !Args.empty())
+    Args.erase(Args.begin());
+  return Args;
+}
+
+} // namespace
+
+SourceRange DeviceFact::originRange() const {
+  if (Origin)
+    return Origin->getSourceRange();
+  if (OriginDecl)
+    return OriginDecl->getSourceRange();
+  return SourceRange();
+}
+
+static auto orderKey(const DeviceFact &F) {
+  return std::make_tuple(static_cast<int>(F.Kind), F.Index,
+                         static_cast<int>(F.How), F.Pinned, rawRange(F.Origin),
+                         rawRange(F.OriginDecl), rawRange(F.DeviceExpr),
+                         rawRange(F.Literal), rawRange(F.Symbol));
+}
+
+bool DeviceFact::operator==(const DeviceFact &O) const {
+  return Kind == O.Kind && Index == O.Index && How == O.How &&
+         Symbol == O.Symbol && DeviceExpr == O.DeviceExpr &&
+         Literal == O.Literal && Origin == O.Origin &&
+         OriginDecl == O.OriginDecl && Pinned == O.Pinned;
+}
+
+bool DeviceFact::operator<(const DeviceFact &O) const {
+  // Source positions, not pointers, so that sets (and the notes chosen from
+  // them) are ordered the same in every run.
+  return orderKey(*this) < orderKey(O);
+}
+
+bool mayDiffer(const DeviceFact &A, const DeviceFact &B) {
+  if (!A.isKnown() || !B.isKnown())
+    return false;
+  if (A.Symbol && A.Symbol == B.Symbol)
+    return false;
+  if (A.Kind != B.Kind)
+    return true;
+  return A.Index >= 0 && B.Index >= 0 && A.Index != B.Index;
+}
+
+//===----------------------------------------------------------------------===//
+// The per-function analysis
+//===----------------------------------------------------------------------===//
+
+struct DeviceFlow::Analysis {
+  const FunctionDecl *Function = nullptr;
+  const FunctionCfg *Cfg = nullptr;
+  Bindings Params;
+  std::vector<std::optional<State>> Entry;
+  State Exit;
+  bool ExitReached = false;
+  bool Done = false;
+  /// The work budget ran out before a fixed point: nothing it says counts.
+  bool Failed = false;
+  /// References and copies of module holders, to what they stand for.
+  llvm::DenseMap<const Decl *, const Decl *> Aliases;
+  /// Made while a member's value was still being worked out, so it may have
+  /// seen "unknown" for it: not reused once that is over.
+  bool Provisional = false;
+};
+
+DeviceFlow::DeviceFlow(ASTContext &Ctx, const UserCode &Code, Machine On)
+    : Ctx(Ctx), Code(Code), On(On), Cfgs(Ctx) {}
+
+int DeviceFlow::takenArm(const Expr *Cond) const {
+  api::Availability Known = api::availabilityOf(Cond);
+  bool Cuda = On == Machine::WithGpu;
+  bool True = Known.branchPossible(true, Cuda);
+  bool False = Known.branchPossible(false, Cuda);
+  if (True && !False)
+    return +1;
+  if (False && !True)
+    return -1;
+  return 0;
+}
+
+DeviceFlow::~DeviceFlow() = default;
+
+bool DeviceFlow::isTracked(QualType T) const {
+  return api::isTensor(T) || api::moduleClassOf(T) || api::isDeviceLike(T) ||
+         api::isDataLoaderValue(T);
+}
+
+const Decl *DeviceFlow::canonical(const Analysis &A, const Decl *D) const {
+  for (unsigned Steps = 0; D && Steps < 8; ++Steps) {
+    auto It = A.Aliases.find(D);
+    if (It == A.Aliases.end())
+      break;
+    D = It->second;
+  }
+  return D;
+}
+
+DeviceFlow::Storage DeviceFlow::storageOf(Analysis &A, const Expr *E,
+                                          bool Create) {
+  E = api::ignoreWrappers(E);
+  if (!E)
+    return nullptr;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return isa<VarDecl>(Ref->getDecl()) ? canonical(A, Ref->getDecl())
+                                        : nullptr;
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+    if (!Field)
+      return nullptr;
+    const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+    if (isa<CXXThisExpr>(Base))
+      return Field;
+    // batch.data: a member of a local object.
+    const auto *BaseRef = dyn_cast<DeclRefExpr>(api::ignoreWrappers(Base));
+    const Decl *Owner = BaseRef && isa<VarDecl>(BaseRef->getDecl())
+                            ? canonical(A, BaseRef->getDecl())
+                            : nullptr;
+    if (!Owner)
+      return nullptr;
+    auto Key = std::make_pair(Owner, static_cast<const Decl *>(Field));
+    auto It = MemberKeys.find(Key);
+    if (It != MemberKeys.end())
+      return It->second.get();
+    if (!Create)
+      return nullptr;
+    auto Made = std::make_unique<char>();
+    Storage Result = Made.get();
+    MemberKeys.emplace(Key, std::move(Made));
+    MemberKeyBase[Result] = Owner;
+    return Result;
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if ((Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+        Op->getNumArgs() >= 1)
+      return storageOf(A, Op->getArg(0), Create);
+    return nullptr;
+  }
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    if (Unary->getOpcode() == UO_Deref)
+      return storageOf(A, Unary->getSubExpr(), Create);
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Call->getMethodDecl();
+    if (MD && MD->getDeclName().isIdentifier() &&
+        (MD->getName() == "get" || MD->getName() == "ptr") &&
+        Call->getNumArgs() == 0)
+      return storageOf(A, Call->getImplicitObjectArgument(), Create);
+  }
+  return nullptr;
+}
+
+void DeviceFlow::assign(State &S, Storage Target, FactSet Facts) {
+  if (!Target)
+    return;
+  // A variable assigned as a whole forgets what its members held.
+  for (auto It = S.begin(); It != S.end();) {
+    auto Current = It++;
+    auto Base = MemberKeyBase.find(Current->first);
+    if (Base != MemberKeyBase.end() && Base->second == Target)
+      S.erase(Current);
+  }
+  S[Target] = std::move(Facts);
+}
+
+//===----------------------------------------------------------------------===//
+// Index of call sites and lambdas in user code
+//===----------------------------------------------------------------------===//
+
+namespace {
+class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
+public:
+  using Base = RecursiveASTVisitor<CallIndexer>;
+  CallIndexer(
+      llvm::DenseMap<const FunctionDecl *, std::vector<DeviceFlow::CallSite>>
+          &Calls,
+      llvm::DenseSet<const FunctionDecl *> &Escaping,
+      llvm::DenseMap<const FunctionDecl *, DeviceFlow::CallSite> &Lambdas,
+      llvm::DenseSet<const VarDecl *> &ChangedGlobals)
+      : Calls(Calls), Escaping(Escaping), Lambdas(Lambdas),
+        ChangedGlobals(ChangedGlobals) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+
+  bool TraverseDecl(Decl *D) {
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    // A template's pattern calls nothing: its instantiations do, and they are
+    // visited on their own.
+    if (FD && FD->isDependentContext())
+      return true;
+    if (FD && FD->doesThisDeclarationHaveABody())
+      Stack.push_back(FD);
+    bool Result = Base::TraverseDecl(D);
+    if (FD && FD->doesThisDeclarationHaveABody())
+      Stack.pop_back();
+    return Result;
+  }
+
+  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
+    const FunctionDecl *Op = Lambda->getCallOperator();
+    Lambdas.try_emplace(Op->getCanonicalDecl(),
+                        DeviceFlow::CallSite{Lambda, current()});
+    Stack.push_back(Op);
+    bool Result = Base::TraverseLambdaExpr(Lambda);
+    Stack.pop_back();
+    return Result;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const Expr *Callee = Call->getCallee())
+      CalleeRefs.insert(Callee->IgnoreParenImpCasts());
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      Calls[Callee->getCanonicalDecl()].push_back({Call, current()});
+    return true;
+  }
+
+  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    if (const CXXConstructorDecl *Ctor = Construct->getConstructor())
+      Calls[Ctor->getCanonicalDecl()].push_back({Construct, current()});
+    return true;
+  }
+
+  bool VisitBinaryOperator(BinaryOperator *Op) {
+    if (Op->isAssignmentOp())
+      noteChange(Op->getLHS());
+    return true;
+  }
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    if (Op->isAssignmentOp() && Op->getNumArgs() >= 1)
+      noteChange(Op->getArg(0));
+    return true;
+  }
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+    if (api::isModuleTo(Call->getMethodDecl()))
+      noteChange(api::withoutArrow(Call->getImplicitObjectArgument()));
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    // A function named other than as a callee escapes: its callers are
+    // unknown, and so are its parameters.
+    if (const auto *FD = dyn_cast<FunctionDecl>(Ref->getDecl()))
+      if (!CalleeRefs.count(Ref))
+        Escaping.insert(FD->getCanonicalDecl());
+    return true;
+  }
+
+private:
+  const FunctionDecl *current() const {
+    return Stack.empty() ? nullptr : Stack.back();
+  }
+
+  void noteChange(const Expr *Target) {
+    if (const auto *Ref =
+            dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Target)))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        if (!Var->isLocalVarDeclOrParm())
+          ChangedGlobals.insert(Var);
+  }
+
+  llvm::DenseMap<const FunctionDecl *, std::vector<DeviceFlow::CallSite>>
+      &Calls;
+  llvm::DenseSet<const FunctionDecl *> &Escaping;
+  llvm::DenseMap<const FunctionDecl *, DeviceFlow::CallSite> &Lambdas;
+  llvm::DenseSet<const VarDecl *> &ChangedGlobals;
+  std::vector<const FunctionDecl *> Stack;
+  llvm::DenseSet<const Expr *> CalleeRefs;
+};
+} // namespace
+
+void DeviceFlow::buildIndex() {
+  if (Indexed)
+    return;
+  Indexed = true;
+  CallIndexer Indexer(Calls, Escaping, Lambdas, ChangedGlobals);
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (Code.isAnalyzed(D->getLocation(), SM))
+      Indexer.TraverseDecl(D);
+}
+
+std::optional<llvm::ArrayRef<DeviceFlow::CallSite>>
+DeviceFlow::callSites(const FunctionDecl *FD) {
+  buildIndex();
+  FD = FD->getCanonicalDecl();
+  if (Escaping.count(FD))
+    return std::nullopt;
+  // Virtual methods are reached through overriders and base pointers too.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    if (MD->isVirtual())
+      return std::nullopt;
+  auto It = Calls.find(FD);
+  if (It == Calls.end())
+    return llvm::ArrayRef<CallSite>();
+  return llvm::ArrayRef<CallSite>(It->second);
+}
+
+std::optional<DeviceFlow::CallSite>
+DeviceFlow::lambdaOrigin(const FunctionDecl *CallOperator) {
+  buildIndex();
+  auto It = Lambdas.find(CallOperator->getCanonicalDecl());
+  if (It == Lambdas.end())
+    return std::nullopt;
+  return It->second;
+}
+
+const FunctionDecl *DeviceFlow::enclosingFunction(const Stmt *S) {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 512; ++Steps) {
+    if (const auto *Lambda = Node.get<LambdaExpr>())
+      if (Steps > 0)
+        return Lambda->getCallOperator();
+    if (const auto *FD = Node.get<FunctionDecl>())
+      return FD;
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return nullptr;
+    Node = Parents[0];
+  }
+  return nullptr;
+}
+
+bool DeviceFlow::inTemplatePattern(const Stmt *S) {
+  const FunctionDecl *FD = S ? enclosingFunction(S) : nullptr;
+  return FD && FD->isDependentContext();
+}
+
+//===----------------------------------------------------------------------===//
+// Running the analysis
+//===----------------------------------------------------------------------===//
+
+DeviceFlow::Analysis *DeviceFlow::analyze(const FunctionDecl *FD,
+                                          const Bindings &Params) {
+  FD = definitionOf(FD);
+  if (!FD || Depth > MaxDepth)
+    return nullptr;
+  const FunctionCfg *Cfg = Cfgs.get(FD);
+  if (!Cfg)
+    return nullptr;
+  std::vector<std::unique_ptr<Analysis>> &Existing = Analyses[FD];
+  for (const std::unique_ptr<Analysis> &A : Existing)
+    if (A->Params == Params && (!A->Provisional || !FieldsInProgress.empty()))
+      return A->Done && !A->Failed ? A.get() : nullptr; // recursion, failure
+  size_t Total = 0;
+  for (const auto &Entry : Analyses)
+    Total += Entry.second.size();
+  if (Total > MaxAnalyses)
+    return nullptr;
+
+  Existing.push_back(std::make_unique<Analysis>());
+  Analysis *A = Existing.back().get();
+  A->Provisional = !FieldsInProgress.empty();
+  A->Function = FD;
+  A->Cfg = Cfg;
+  A->Params = Params;
+  ++Depth;
+  run(*A);
+  --Depth;
+  A->Done = true;
+  return A->Failed ? nullptr : A;
+}
+
+DeviceFlow::Analysis *DeviceFlow::standalone(const FunctionDecl *FD) {
+  FD = definitionOf(FD);
+  if (!FD)
+    return nullptr;
+  auto It = Standalone.find(FD);
+  if (It != Standalone.end())
+    return It->second;
+  if (!StandaloneInProgress.insert(FD).second || Depth > MaxDepth)
+    return nullptr;
+  Bindings Initial;
+  for (const ParmVarDecl *Param : FD->parameters())
+    Initial.push_back(isTracked(Param->getType()) ? paramFacts(Param)
+                                                  : FactSet());
+  Analysis *A = analyze(FD, Initial);
+  StandaloneInProgress.erase(FD);
+  // A result cut short by recursion or the budget is not remembered: a later
+  // question, from elsewhere, may get the whole answer.
+  if (A && !A->Failed && !A->Provisional)
+    Standalone[FD] = A;
+  return A && !A->Failed ? A : nullptr;
+}
+
+void DeviceFlow::run(Analysis &A) {
+  const CFG &Graph = *A.Cfg->Graph;
+  A.Entry.assign(Graph.getNumBlockIDs(), std::nullopt);
+  State Initial;
+  for (unsigned I = 0; I < A.Function->getNumParams(); ++I)
+    if (I < A.Params.size() &&
+        isTracked(A.Function->getParamDecl(I)->getType()))
+      Initial[A.Function->getParamDecl(I)] = A.Params[I];
+  const CFGBlock &EntryBlock = Graph.getEntry();
+  A.Entry[EntryBlock.getBlockID()] = Initial;
+
+  std::deque<const CFGBlock *> Work{&EntryBlock};
+  std::vector<bool> Queued(Graph.getNumBlockIDs(), false);
+  Queued[EntryBlock.getBlockID()] = true;
+  size_t Budget = 64 * Graph.getNumBlockIDs() + 64;
+  while (!Work.empty()) {
+    if (Budget-- == 0) {
+      A.Failed = true;
+      return;
+    }
+    const CFGBlock *Block = Work.front();
+    Work.pop_front();
+    Queued[Block->getBlockID()] = false;
+    State S = *A.Entry[Block->getBlockID()];
+    for (const CFGElement &Element : *Block)
+      transfer(A, S, Element);
+    if (Block == &Graph.getExit()) {
+      std::optional<State> Exit;
+      if (A.ExitReached)
+        Exit = A.Exit;
+      mergeState(Exit, S);
+      A.Exit = std::move(*Exit);
+      A.ExitReached = true;
+    }
+    unsigned Index = 0;
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs()) {
+      unsigned SuccIndex = Index++;
+      const CFGBlock *Next = Succ.getReachableBlock();
+      if (!Next)
+        continue;
+      // An edge taken only on the other kind of machine.
+      if (!A.Cfg->edgePossible(*Block, SuccIndex, On == Machine::WithGpu))
+        continue;
+      if (mergeState(A.Entry[Next->getBlockID()], S) &&
+          !Queued[Next->getBlockID()]) {
+        Queued[Next->getBlockID()] = true;
+        Work.push_back(Next);
+      }
+    }
+  }
+}
+
+bool DeviceFlow::mergeState(std::optional<State> &Into, const State &From) {
+  if (!Into) {
+    Into = From;
+    return true;
+  }
+  bool Changed = false;
+  for (const auto &Entry : From) {
+    auto [It, Inserted] = Into->try_emplace(Entry.first, Entry.second);
+    if (Inserted)
+      Changed = true;
+    else
+      Changed |= mergeFacts(It->second, Entry.second);
+  }
+  return Changed;
+}
+
+std::optional<DeviceFlow::State> DeviceFlow::stateBefore(Analysis &A,
+                                                         const Stmt *S) {
+  std::optional<FunctionCfg::Place> Place = A.Cfg->placeOf(S, Ctx);
+  if (!Place || Place->Block >= A.Entry.size() || !A.Entry[Place->Block])
+    return std::nullopt;
+  State Result = *A.Entry[Place->Block];
+  const CFGBlock *Block = nullptr;
+  for (const CFGBlock *B : *A.Cfg->Graph)
+    if (B->getBlockID() == Place->Block) {
+      Block = B;
+      break;
+    }
+  if (!Block)
+    return std::nullopt;
+  unsigned Index = 0;
+  for (const CFGElement &Element : *Block) {
+    if (Index++ >= Place->Element)
+      break;
+    transfer(A, Result, Element);
+  }
+  return Result;
+}
+
+namespace {
+/// A declaration that only names another variable: `T &r = x;`, or a copy
+/// of a module holder or pointer, which shares its module.
+bool isAliasDeclaration(const VarDecl *Var) {
+  QualType T = Var->getType();
+  if (T->isReferenceType())
+    return true;
+  QualType Bare = api::bareType(T);
+  return api::moduleClassOf(Bare) &&
+         !api::isModuleClass(Bare->getAsCXXRecordDecl());
+}
+} // namespace
+
+void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
+  if (std::optional<CFGInitializer> Init = Element.getAs<CFGInitializer>()) {
+    const CXXCtorInitializer *I = Init->getInitializer();
+    const FieldDecl *Field = I->getMember();
+    if (!Field || !isTracked(Field->getType()) || !I->getInit())
+      return;
+    if (!I->isWritten() && api::moduleClassOf(Field->getType())) {
+      // `Net model_;` constructed implicitly: its parameters are on the CPU.
+      DeviceFact Created;
+      Created.Kind = DeviceKind::CPU;
+      Created.How = Provenance::ModuleCreated;
+      Created.OriginDecl = Field;
+      S[Field] = FactSet{Created};
+      return;
+    }
+    S[Field] = eval(A, S, I->getInit());
+    return;
+  }
+  std::optional<CFGStmt> Statement = Element.getAs<CFGStmt>();
+  if (!Statement)
+    return;
+  const Stmt *St = Statement->getStmt();
+
+  if (const auto *DS = dyn_cast<DeclStmt>(St)) {
+    for (const Decl *D : DS->decls()) {
+      const auto *Var = dyn_cast<VarDecl>(D);
+      if (!Var || !isTracked(Var->getType()))
+        continue;
+      const Expr *Init = Var->getInit();
+      if (Init && isAliasDeclaration(Var)) {
+        const auto *Ref =
+            dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Init));
+        if (Ref && isa<VarDecl>(Ref->getDecl()) && Ref->getDecl() != Var) {
+          A.Aliases[Var] = canonical(A, Ref->getDecl());
+          continue;
+        }
+      }
+      assign(S, Var, Init ? eval(A, S, Init) : FactSet());
+    }
+    return;
+  }
+
+  if (const auto *Assign = dyn_cast<BinaryOperator>(St)) {
+    if (Assign->getOpcode() == BO_Assign &&
+        isTracked(Assign->getLHS()->getType()))
+      assign(S, storageOf(A, Assign->getLHS(), /*Create=*/true),
+             eval(A, S, Assign->getRHS()));
+    return;
+  }
+
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(St)) {
+    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+      if (isTracked(Op->getArg(0)->getType()))
+        assign(S, storageOf(A, Op->getArg(0), /*Create=*/true),
+               eval(A, S, Op->getArg(1)));
+      return;
+    }
+    if (const FunctionDecl *Callee = definitionOf(Op->getDirectCallee()))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        applyCalleeEffects(A, S, Callee, parameterArgs(Op, Callee));
+    return;
+  }
+
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(St)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (api::isModuleTo(MD) && Member->getNumArgs() >= 1) {
+      const Expr *Target = Member->getArg(0);
+      if (!api::isDeviceLike(Target->getType()))
+        return; // module->to(torch::kHalf) keeps its device
+      assign(S,
+             storageOf(A, Member->getImplicitObjectArgument(), /*Create=*/true),
+             relabel(evalDevice(A, S, Target), Provenance::ModuleMoved, Member,
+                     Target));
+      return;
+    }
+    if (const FunctionDecl *Callee = definitionOf(MD))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        applyCalleeEffects(A, S, Callee, parameterArgs(Member, Callee));
+    return;
+  }
+
+  if (const auto *Call = dyn_cast<CallExpr>(St)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD)
+      return;
+    // torch::load(tensor, path) fills a tensor on the CPU.
+    if (api::torchFunctionName(FD) == "load" && Call->getNumArgs() >= 1 &&
+        api::isTensor(Call->getArg(0)->getType())) {
+      assign(S, storageOf(A, Call->getArg(0), /*Create=*/true),
+             single(DeviceKind::CPU, Provenance::Loaded, Call));
+      return;
+    }
+    if (const FunctionDecl *Callee = definitionOf(FD))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        applyCalleeEffects(A, S, Callee, parameterArgs(Call, Callee));
+  }
+}
+
+void DeviceFlow::applyCalleeEffects(Analysis &A, State &S,
+                                    const FunctionDecl *Callee,
+                                    llvm::ArrayRef<const Expr *> Args) {
+  // Only arguments the callee can change for the caller: modules (holders
+  // share their module even when copied) and tensors by non-const reference.
+  llvm::SmallVector<std::pair<unsigned, Storage>, 2> Changeable;
+  for (unsigned I = 0; I < Callee->getNumParams() && I < Args.size(); ++I) {
+    QualType T = Callee->getParamDecl(I)->getType();
+    bool ByMutableRef =
+        T->isReferenceType() && !T.getNonReferenceType().isConstQualified();
+    bool SharesModule = api::moduleClassOf(T) != nullptr;
+    if (!(SharesModule || (ByMutableRef && api::isTensor(T))))
+      continue;
+    if (Storage Target = storageOf(A, Args[I], /*Create=*/true))
+      Changeable.push_back({I, Target});
+  }
+  if (Changeable.empty())
+    return;
+  Bindings Arguments;
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I)
+    Arguments.push_back(I < Args.size() &&
+                                isTracked(Callee->getParamDecl(I)->getType())
+                            ? eval(A, S, Args[I])
+                            : FactSet());
+  Analysis *C = analyze(Callee, Arguments);
+  if (!C) {
+    // What the callee does is unknown: so is what it leaves behind.
+    for (auto [Index, Target] : Changeable)
+      assign(S, Target, unknown());
+    return;
+  }
+  if (!C->ExitReached)
+    return;
+  for (auto [Index, Target] : Changeable) {
+    auto It = C->Exit.find(C->Function->getParamDecl(Index));
+    if (It != C->Exit.end() && It->second != Arguments[Index])
+      assign(S, Target, It->second);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluating expressions
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Bounds the recursion of expression evaluation, whatever the input.
+class EvalDepth {
+public:
+  explicit EvalDepth(unsigned &Depth) : Depth(Depth) { ++Depth; }
+  ~EvalDepth() { --Depth; }
+  bool exceeded() const { return Depth > 256; }
+
+private:
+  unsigned &Depth;
+};
+} // namespace
+
+FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
+  EvalDepth Guard(EvalNesting);
+  if (Guard.exceeded())
+    return unknown();
+  E = api::ignoreWrappers(E);
+  if (!E)
+    return unknown();
+  if (std::optional<api::DeviceLiteral> L = api::asDeviceLiteral(E)) {
+    DeviceFact F;
+    F.Kind = L->Kind;
+    F.Index = L->Index;
+    F.How = Provenance::DeviceLiteral;
+    F.Literal = L->Spelling;
+    F.Origin = E;
+    F.DeviceExpr = E;
+    return FactSet{F};
+  }
+  if (api::isTensorOptions(E->getType()))
+    return evalOptions(A, S, E);
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
+    int Arm = takenArm(Cond->getCond());
+    if (Arm > 0)
+      return evalDevice(A, S, Cond->getTrueExpr());
+    if (Arm < 0)
+      return evalDevice(A, S, Cond->getFalseExpr());
+    FactSet Result = evalDevice(A, S, Cond->getTrueExpr());
+    mergeFacts(Result, evalDevice(A, S, Cond->getFalseExpr()));
+    return Result;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    FactSet Facts = evalDeclRef(A, S, Ref->getDecl());
+    for (DeviceFact &F : Facts)
+      if (F.isKnown() && !F.Symbol)
+        F.Symbol = Ref->getDecl();
+    sortFacts(Facts);
+    return Facts;
+  }
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    // A device kept in a member: this->device_.
+    if (!isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      return unknown();
+    FactSet Facts = evalDeclRef(A, S, Member->getMemberDecl());
+    for (DeviceFact &F : Facts)
+      if (F.isKnown() && !F.Symbol)
+        F.Symbol = Member->getMemberDecl();
+    sortFacts(Facts);
+    return Facts;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    // Device(device_type_variable[, index]), optional<Device>(device).
+    if (Construct->getNumArgs() >= 1 &&
+        api::isDeviceLike(Construct->getArg(0)->getType()))
+      return evalDevice(A, S, Construct->getArg(0));
+    return unknown();
+  }
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    // tensor.device(), options.device(): where that value lives.
+    if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "device" &&
+        Member->getNumArgs() == 0) {
+      const Expr *Object = Member->getImplicitObjectArgument();
+      if (api::isTensorOptions(Object->getType()))
+        return evalOptions(A, S, Object);
+      return eval(A, S, Object);
+    }
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (const FunctionDecl *Callee = definitionOf(Call->getDirectCallee()))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        return calleeReturn(A, S, Callee, parameterArgs(Call, Callee));
+  return unknown();
+}
+
+FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
+  EvalDepth Guard(EvalNesting);
+  if (Guard.exceeded())
+    return unknown();
+  E = api::ignoreWrappers(E);
+  if (!E)
+    return unknown();
+  auto DefaultOptions = [&] {
+    return single(DeviceKind::CPU, Provenance::DefaultOptions, E);
+  };
+  if (isa<CXXDefaultArgExpr>(E) || isa<InitListExpr>(E))
+    return DefaultOptions();
+  if (std::optional<api::DeviceLiteral> L = api::asDeviceLiteral(E))
+    return evalDevice(A, S, E);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (Construct->getNumArgs() == 0)
+      return DefaultOptions();
+    const Expr *First = Construct->getArg(0);
+    if (api::isTensorOptions(First->getType()))
+      return evalOptions(A, S, First);
+    if (api::isDeviceLike(First->getType()))
+      return evalDevice(A, S, First);
+    return DefaultOptions(); // TensorOptions(kFloat), TensorOptions(kStrided)
+  }
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
+    int Arm = takenArm(Cond->getCond());
+    if (Arm > 0)
+      return evalOptions(A, S, Cond->getTrueExpr());
+    if (Arm < 0)
+      return evalOptions(A, S, Cond->getFalseExpr());
+    FactSet Result = evalOptions(A, S, Cond->getTrueExpr());
+    mergeFacts(Result, evalOptions(A, S, Cond->getFalseExpr()));
+    return Result;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return evalDeclRef(A, S, Ref->getDecl());
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "device" &&
+        Member->getNumArgs() >= 1)
+      return evalDevice(A, S, Member->getArg(0));
+    if (MD && MD->getDeclName().isIdentifier() &&
+        MD->getName() == "pinned_memory" && Member->getNumArgs() >= 1) {
+      std::optional<bool> Pin = api::constantBool(Member->getArg(0), Ctx);
+      return withPinned(evalOptions(A, S, Member->getImplicitObjectArgument()),
+                        Pin.value_or(true));
+    }
+    // .dtype(), .requires_grad(), .layout(): same device.
+    return evalOptions(A, S, Member->getImplicitObjectArgument());
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    llvm::StringRef Name = api::torchFunctionName(FD);
+    if (Name == "device" && Call->getNumArgs() >= 1)
+      return evalDevice(A, S, Call->getArg(0));
+    if (!Name.empty())
+      return DefaultOptions(); // torch::dtype(...), torch::requires_grad()
+    if (const FunctionDecl *Callee = definitionOf(FD))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        return calleeReturn(A, S, Callee, parameterArgs(Call, Callee));
+  }
+  return unknown();
+}
+
+FactSet DeviceFlow::evalDeclRef(Analysis &A, const State &S,
+                                const ValueDecl *D) {
+  const Decl *Key = canonical(A, D);
+  auto It = S.find(Key);
+  if (It != S.end())
+    return It->second;
+  if (const auto *Field = dyn_cast<FieldDecl>(Key))
+    return fieldFacts(Field);
+  const auto *Var = dyn_cast<VarDecl>(Key);
+  if (!Var)
+    return unknown();
+  const auto *Owner = dyn_cast<FunctionDecl>(Var->getDeclContext());
+  if (Owner && definitionOf(Owner) != A.Function) {
+    // A variable of an enclosing function, captured by a lambda.
+    if (A.Function && isa<CXXMethodDecl>(A.Function) &&
+        cast<CXXMethodDecl>(A.Function)->getParent()->isLambda())
+      return capturedFacts(A.Function, Var);
+    return unknown();
+  }
+  if (isa<ParmVarDecl>(Var))
+    return unknown();
+  if (!Var->hasLocalStorage() && Var->hasInit() && Depth <= MaxDepth) {
+    // A global or static: its initialiser, unless some function changes it.
+    buildIndex();
+    if (ChangedGlobals.count(Var))
+      return unknown();
+    ++Depth;
+    FactSet Result = eval(A, State(), Var->getInit());
+    --Depth;
+    return Result;
+  }
+  return unknown();
+}
+
+FactSet DeviceFlow::dataLoaderFacts(const Expr *E) {
+  // Follow the expression back to the loader, whose type names the dataset.
+  const Expr *Current = E;
+  for (unsigned Steps = 0; Current && Steps < 8; ++Steps) {
+    Current = api::ignoreWrappers(Current);
+    QualType T = Current->getType();
+    if (api::isDataLoaderValue(T) && api::datasetHandlesDevices(T))
+      return unknown();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Current))
+      Current = Op->getNumArgs() >= 1 ? Op->getArg(0) : nullptr;
+    else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Current))
+      Current = Member->getImplicitObjectArgument();
+    else if (const auto *Ref = dyn_cast<DeclRefExpr>(Current)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      Current = Var ? Var->getInit() : nullptr;
+    } else if (const auto *Call = dyn_cast<CallExpr>(Current)) {
+      // make_data_loader(dataset, ...): the dataset argument.
+      Current = Call->getNumArgs() >= 1 ? Call->getArg(0) : nullptr;
+    } else
+      break;
+  }
+  return single(DeviceKind::CPU, Provenance::DataLoader, E);
+}
+
+FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
+  EvalDepth Guard(EvalNesting);
+  if (Guard.exceeded())
+    return unknown();
+  E = api::ignoreWrappers(E);
+  if (!E)
+    return unknown();
+  QualType T = E->getType();
+  if (api::isDevice(T) || api::isDeviceType(T))
+    return evalDevice(A, S, E);
+  if (api::isTensorOptions(T))
+    return evalOptions(A, S, E);
+
+  if (isa<CXXNullPtrLiteralExpr>(E) || isa<GNUNullExpr>(E))
+    return FactSet();
+
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
+    int Arm = takenArm(Cond->getCond());
+    if (Arm > 0)
+      return eval(A, S, Cond->getTrueExpr());
+    if (Arm < 0)
+      return eval(A, S, Cond->getFalseExpr());
+    FactSet Result = eval(A, S, Cond->getTrueExpr());
+    mergeFacts(Result, eval(A, S, Cond->getFalseExpr()));
+    return Result;
+  }
+
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return evalDeclRef(A, S, Ref->getDecl());
+
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+    if (isa<CXXThisExpr>(Base))
+      return evalDeclRef(A, S, Member->getMemberDecl());
+    // A member of a local object that was assigned: batch.data = ...
+    if (Storage Key = storageOf(A, Member, /*Create=*/false))
+      if (auto It = S.find(Key); It != S.end())
+        return It->second;
+    // batch.data, batch.target: the tensors of an example.
+    if (api::isExample(Base->getType()) ||
+        (Base->getType()->isPointerType() &&
+         api::isExample(Base->getType()->getPointeeType())))
+      return eval(A, S, Base);
+    return unknown();
+  }
+
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    const Expr *Object = Member->getImplicitObjectArgument();
+    if (api::isModuleCall(Member)) {
+      FactSet Module = eval(A, S, Object);
+      const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
+      if (Module.empty() || allUnknown(Module) || api::isParameterFree(Impl)) {
+        FactSet Result;
+        for (const Expr *Arg : Member->arguments())
+          if (api::isTensor(Arg->getType()))
+            mergeFacts(Result, eval(A, S, Arg));
+        return Result.empty() ? unknown() : Result;
+      }
+      return relabel(Module, Provenance::ModuleOutput, Member);
+    }
+    if (api::isTensorMethod(MD)) {
+      llvm::StringRef Name = MD->getName();
+      if (Name == "to" && Member->getNumArgs() >= 1) {
+        const Expr *Target = Member->getArg(0);
+        QualType TargetType = Target->getType();
+        // x.to(other) and x.to(options) may change the dtype too: the
+        // device expression stays the one the device was written with.
+        if (api::isTensor(TargetType))
+          return relabel(eval(A, S, Target), Provenance::MovedTo, Member);
+        if (api::isTensorOptions(TargetType)) {
+          FactSet Options = evalOptions(A, S, Target);
+          if (allDefaultOptions(Options))
+            return eval(A, S, Object);
+          return relabel(Options, Provenance::MovedTo, Member);
+        }
+        if (api::isDeviceLike(TargetType))
+          return relabel(evalDevice(A, S, Target), Provenance::MovedTo, Member,
+                         Target);
+        return withPinned(eval(A, S, Object), false); // x.to(torch::kHalf)
+      }
+      if (Name == "cuda")
+        return single(DeviceKind::CUDA, Provenance::ToCuda, Member, Member);
+      if (Name == "cpu")
+        return single(DeviceKind::CPU, Provenance::ToCpu, Member, Member);
+      if (Name == "pin_memory")
+        return withPinned(eval(A, S, Object), true);
+      if (api::isTensor(Member->getType())) {
+        FactSet Facts = eval(A, S, Object);
+        // contiguous() copies only what is not contiguous; in place methods
+        // (add_, copy_) return the tensor itself.
+        if (isViewMethod(Name) || Name.ends_with("_"))
+          return Facts;
+        return withPinned(std::move(Facts), false);
+      }
+      return unknown();
+    }
+    if (api::isDataLoaderValue(Member->getType()))
+      return dataLoaderFacts(Member);
+    if (const FunctionDecl *Callee = definitionOf(MD))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        return calleeReturn(A, S, Callee, parameterArgs(Member, Callee));
+    return unknown();
+  }
+
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    OverloadedOperatorKind Kind = Op->getOperator();
+    if (Kind == OO_Call && api::isModuleCall(Op)) {
+      const Expr *Object = Op->getArg(0);
+      FactSet Module = eval(A, S, Object);
+      const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
+      if (Module.empty() || allUnknown(Module) || api::isParameterFree(Impl)) {
+        FactSet Result;
+        for (unsigned I = 1; I < Op->getNumArgs(); ++I)
+          if (api::isTensor(Op->getArg(I)->getType()))
+            mergeFacts(Result, eval(A, S, Op->getArg(I)));
+        return Result.empty() ? unknown() : Result;
+      }
+      return relabel(Module, Provenance::ModuleOutput, Op);
+    }
+    if (Kind == OO_Arrow && Op->getNumArgs() >= 1)
+      return eval(A, S, Op->getArg(0));
+    if (Kind == OO_Star && Op->getNumArgs() == 1) {
+      if (api::isDataLoaderValue(Op->getType()))
+        return dataLoaderFacts(Op);
+      return eval(A, S, Op->getArg(0));
+    }
+    if (Kind == OO_Equal && Op->getNumArgs() == 2)
+      return eval(A, S, Op->getArg(1));
+    if (const FunctionDecl *Callee = definitionOf(Op->getDirectCallee()))
+      if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+        return calleeReturn(A, S, Callee, parameterArgs(Op, Callee));
+    if (api::isTensor(Op->getType())) {
+      // Arithmetic, comparison, indexing: where the tensor operands are.
+      FactSet Result;
+      for (const Expr *Arg : Op->arguments())
+        if (api::isTensor(Arg->getType()))
+          mergeFacts(Result, eval(A, S, Arg));
+      return Result.empty() ? unknown() : withPinned(std::move(Result), false);
+    }
+    if (api::isDataLoaderValue(Op->getType()))
+      return dataLoaderFacts(Op);
+    return unknown();
+  }
+
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return evalCall(A, S, Call);
+
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (api::moduleClassOf(T)) {
+      if (Construct->getNumArgs() == 1 &&
+          Construct->getArg(0)->getType()->isNullPtrType())
+        return FactSet(); // an empty holder: no module yet
+      return single(DeviceKind::CPU, Provenance::ModuleCreated, Construct);
+    }
+    if (api::isExample(T) && Construct->getNumArgs() >= 1) {
+      FactSet Result;
+      for (const Expr *Arg : Construct->arguments())
+        if (api::isTensor(Arg->getType()))
+          mergeFacts(Result, eval(A, S, Arg));
+      return Result.empty() ? unknown() : Result;
+    }
+  }
+
+  if (api::isDataLoaderValue(T))
+    return dataLoaderFacts(E);
+  return unknown();
+}
+
+FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
+                             const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD)
+    return unknown();
+
+  auto FactoryResult = [&](const Expr *OptionsArg, Provenance How) {
+    FactSet Options =
+        OptionsArg ? evalOptions(A, S, OptionsArg)
+                   : single(DeviceKind::CPU, Provenance::DefaultOptions, Call);
+    FactSet Result;
+    for (DeviceFact F : Options) {
+      if (F.How == Provenance::DefaultOptions) {
+        bool Pinned = F.Pinned;
+        F = DeviceFact();
+        F.Kind = DeviceKind::CPU;
+        F.Pinned = Pinned;
+      }
+      F.How = How;
+      F.Origin = Call;
+      F.OriginDecl = nullptr;
+      Result.push_back(F);
+    }
+    sortFacts(Result);
+    return Result;
+  };
+  auto OptionsArgument = [&]() -> const Expr * {
+    for (unsigned I = Call->getNumArgs(); I > 0; --I)
+      if (api::isDeviceLike(Call->getArg(I - 1)->getType()))
+        return Call->getArg(I - 1);
+    return nullptr;
+  };
+
+  if (api::isFactoryFunction(FD))
+    return FactoryResult(OptionsArgument(),
+                         api::torchFunctionName(FD) == "from_blob"
+                             ? Provenance::FromBlob
+                             : Provenance::Factory);
+  if (api::isLikeFactory(FD)) {
+    const Expr *Options = OptionsArgument();
+    if (Options && !isa<CXXDefaultArgExpr>(Options))
+      return FactoryResult(Options, Provenance::Factory);
+    return Call->getNumArgs() >= 1
+               ? withPinned(eval(A, S, Call->getArg(0)), false)
+               : unknown();
+  }
+  if (isStdFunction(FD, "move") || isStdFunction(FD, "forward"))
+    return Call->getNumArgs() == 1 ? eval(A, S, Call->getArg(0)) : unknown();
+  if (isStdFunction(FD, "make_shared") || isStdFunction(FD, "make_unique")) {
+    if (api::moduleClassOf(Call->getType()))
+      return single(DeviceKind::CPU, Provenance::ModuleCreated, Call);
+    return unknown();
+  }
+  if (!api::torchFunctionName(FD).empty()) {
+    if (!api::isTensor(Call->getType()))
+      return unknown();
+    FactSet Result;
+    for (const Expr *Arg : Call->arguments())
+      if (api::isTensor(Arg->getType()))
+        mergeFacts(Result, eval(A, S, Arg));
+    return Result.empty() ? unknown() : withPinned(std::move(Result), false);
+  }
+  if (const FunctionDecl *Callee = definitionOf(FD))
+    if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+      return calleeReturn(A, S, Callee, parameterArgs(Call, Callee));
+  return unknown();
+}
+
+FactSet DeviceFlow::calleeReturn(Analysis &A, const State &S,
+                                 const FunctionDecl *Callee,
+                                 llvm::ArrayRef<const Expr *> Args) {
+  if (Depth > MaxDepth)
+    return unknown();
+  Bindings Arguments;
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
+    const ParmVarDecl *Param = Callee->getParamDecl(I);
+    if (!isTracked(Param->getType()))
+      Arguments.push_back(FactSet());
+    else if (I < Args.size())
+      Arguments.push_back(eval(A, S, Args[I]));
+    else if (Param->hasDefaultArg() && !Param->hasUnparsedDefaultArg() &&
+             !Param->hasUninstantiatedDefaultArg())
+      Arguments.push_back(eval(A, State(), Param->getDefaultArg()));
+    else
+      Arguments.push_back(unknown());
+  }
+  Analysis *C = analyze(Callee, Arguments);
+  if (!C)
+    return unknown();
+  FactSet Result;
+  for (const CFGBlock *Block : *C->Cfg->Graph) {
+    if (!C->Entry[Block->getBlockID()])
+      continue;
+    for (const CFGElement &Element : *Block) {
+      std::optional<CFGStmt> Statement = Element.getAs<CFGStmt>();
+      const auto *Return =
+          Statement ? dyn_cast<ReturnStmt>(Statement->getStmt()) : nullptr;
+      if (!Return || !Return->getRetValue())
+        continue;
+      std::optional<State> At = stateBefore(*C, Return);
+      if (At)
+        mergeFacts(Result, eval(*C, *At, Return->getRetValue()));
+    }
+  }
+  return Result;
+}
+
+//===----------------------------------------------------------------------===//
+// Values that enter a function from outside
+//===----------------------------------------------------------------------===//
+
+FactSet DeviceFlow::paramFacts(const ParmVarDecl *Param) {
+  auto Cached = ParamCache.find(Param);
+  if (Cached != ParamCache.end())
+    return Cached->second;
+  const auto *FD = dyn_cast<FunctionDecl>(Param->getDeclContext());
+  std::optional<llvm::ArrayRef<CallSite>> Sites =
+      FD ? callSites(FD) : std::nullopt;
+  if (!Sites || Sites->empty())
+    return ParamCache[Param] = unknown();
+  unsigned Index = Param->getFunctionScopeIndex();
+  FactSet Result;
+  for (const CallSite &Site : *Sites) {
+    Analysis *Caller = Site.Caller ? standalone(Site.Caller) : nullptr;
+    if (!Caller) {
+      mergeFacts(Result, unknown());
+      continue;
+    }
+    std::optional<State> At = stateBefore(*Caller, Site.Call);
+    if (!At)
+      continue; // the call does not happen with a GPU present
+    llvm::SmallVector<const Expr *, 4> Args;
+    if (const auto *Call = dyn_cast<CallExpr>(Site.Call))
+      Args = parameterArgs(Call, FD);
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Site.Call))
+      Args.assign(Construct->arg_begin(), Construct->arg_end());
+    if (Index < Args.size())
+      mergeFacts(Result, eval(*Caller, *At, Args[Index]));
+    else if (Param->hasDefaultArg() && !Param->hasUnparsedDefaultArg() &&
+             !Param->hasUninstantiatedDefaultArg())
+      mergeFacts(Result, eval(*Caller, State(), Param->getDefaultArg()));
+    else
+      mergeFacts(Result, unknown());
+  }
+  if (FieldsInProgress.empty())
+    ParamCache[Param] = Result;
+  return Result;
+}
+
+namespace {
+/// Whether a method may change a member: assigns it, moves it (a module's
+/// to()), or hands it to a function.
+class MemberChangeFinder : public RecursiveASTVisitor<MemberChangeFinder> {
+public:
+  explicit MemberChangeFinder(const FieldDecl *Field) : Field(Field) {}
+
+  bool VisitBinaryOperator(BinaryOperator *Op) {
+    if (Op->isAssignmentOp() && names(Op->getLHS()))
+      Found = true;
+    return !Found;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    if (Op->isAssignmentOp() && Op->getNumArgs() >= 1 && names(Op->getArg(0)))
+      Found = true;
+    return !Found;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      if (api::isModuleTo(Member->getMethodDecl()) &&
+          names(api::withoutArrow(Member->getImplicitObjectArgument())))
+        Found = true;
+    // Running the module (model_->forward, model_(x)) does not change it;
+    // handing it to a function of the program may.
+    if (isa<CXXOperatorCallExpr>(Call))
+      return !Found;
+    for (const Expr *Arg : Call->arguments())
+      if (names(Arg))
+        Found = true;
+    return !Found;
+  }
+
+  bool Found = false;
+
+private:
+  bool names(const Expr *E) const {
+    const auto *Member = dyn_cast_or_null<MemberExpr>(api::ignoreWrappers(E));
+    return Member && Member->getMemberDecl() == Field &&
+           isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts());
+  }
+  const FieldDecl *Field;
+};
+} // namespace
+
+FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
+  auto Cached = Fields.find(Field);
+  if (Cached != Fields.end())
+    return Cached->second;
+  if (FieldsInProgress.count(Field))
+    return unknown();
+  const CXXRecordDecl *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
+  // Submodules, parameters and buffers of a module move with their module.
+  if (!Class || api::isModuleClass(Class))
+    return Fields[Field] = unknown();
+
+  FieldsInProgress.insert(Field);
+  auto Default = [&]() -> FactSet {
+    if (Field->hasInClassInitializer())
+      if (const Expr *Init = Field->getInClassInitializer()) {
+        Analysis None;
+        return eval(None, State(), Init);
+      }
+    if (api::moduleClassOf(Field->getType())) {
+      DeviceFact Created;
+      Created.Kind = DeviceKind::CPU;
+      Created.How = Provenance::ModuleCreated;
+      Created.OriginDecl = Field;
+      return FactSet{Created};
+    }
+    return FactSet();
+  };
+
+  // What the constructors leave.
+  FactSet Constructed;
+  bool AnyConstructor = false;
+  for (const CXXConstructorDecl *Ctor : Class->ctors()) {
+    if (!definitionOf(Ctor) || Ctor->isCopyOrMoveConstructor())
+      continue;
+    AnyConstructor = true;
+    Analysis *A = standalone(Ctor);
+    if (!A) {
+      mergeFacts(Constructed, unknown());
+      continue;
+    }
+    if (!A->ExitReached)
+      continue;
+    auto It = A->Exit.find(Field);
+    mergeFacts(Constructed, It != A->Exit.end() ? It->second : Default());
+  }
+  if (!AnyConstructor)
+    mergeFacts(Constructed, Default());
+
+  // What other methods that change the member leave. A setup method that
+  // moves the model is taken to run before the model is used, so the model
+  // as constructed no longer counts then.
+  FactSet Changed;
+  for (const CXXMethodDecl *Method : Class->methods()) {
+    const FunctionDecl *Definition = definitionOf(Method);
+    if (isa<CXXConstructorDecl>(Method) || !Definition)
+      continue;
+    MemberChangeFinder Finder(Field);
+    Finder.TraverseDecl(const_cast<FunctionDecl *>(Definition));
+    if (!Finder.Found)
+      continue;
+    Analysis *A = standalone(Method);
+    if (!A) {
+      mergeFacts(Changed, unknown());
+      continue;
+    }
+    if (!A->ExitReached)
+      continue;
+    auto It = A->Exit.find(Field);
+    if (It != A->Exit.end())
+      mergeFacts(Changed, It->second);
+  }
+  FactSet Result = Constructed;
+  if (!Changed.empty()) {
+    Result = Changed;
+    for (const DeviceFact &F : Constructed)
+      if (F.How != Provenance::ModuleCreated)
+        mergeFacts(Result, FactSet{F});
+  }
+  FieldsInProgress.erase(Field);
+  if (FieldsInProgress.empty())
+    Fields[Field] = Result;
+  return Result;
+}
+
+FactSet DeviceFlow::capturedFacts(const FunctionDecl *Lambda,
+                                  const VarDecl *Var) {
+  std::optional<CallSite> Origin = lambdaOrigin(Lambda);
+  if (!Origin || !Origin->Caller)
+    return unknown();
+  Analysis *Enclosing = standalone(Origin->Caller);
+  if (!Enclosing)
+    return unknown();
+  std::optional<State> At = stateBefore(*Enclosing, Origin->Call);
+  if (!At)
+    return FactSet();
+  return evalDeclRef(*Enclosing, *At, Var);
+}
+
+//===----------------------------------------------------------------------===//
+// Queries
+//===----------------------------------------------------------------------===//
+
+FactSet DeviceFlow::devicesOf(const Expr *E) {
+  const FunctionDecl *FD = E ? enclosingFunction(E) : nullptr;
+  if (!FD || !Code.isAnalyzed(FD->getLocation(), Ctx.getSourceManager()) ||
+      !functionReachable(FD))
+    return FactSet();
+  Analysis *A = standalone(FD);
+  if (!A)
+    return unknown();
+  std::optional<State> At = stateBefore(*A, E);
+  if (!At)
+    return FactSet();
+  return eval(*A, *At, E);
+}
+
+bool DeviceFlow::functionReachable(const FunctionDecl *FD) {
+  FD = definitionOf(FD);
+  if (!FD)
+    return true;
+  auto [It, Inserted] = Reachable.try_emplace(FD, true);
+  if (!Inserted)
+    return It->second; // true while in progress: recursion is no evidence
+  bool Result = true;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(FD);
+      Method && Method->getParent()->isLambda()) {
+    if (std::optional<CallSite> Origin = lambdaOrigin(FD))
+      Result = !Origin->Caller || reachable(Origin->Call);
+  } else if (std::optional<llvm::ArrayRef<CallSite>> Sites = callSites(FD);
+             Sites && !Sites->empty()) {
+    // Called from somewhere known: reachable when one of its calls is.
+    Result = false;
+    for (const CallSite &Site : *Sites)
+      if (!Site.Caller || reachable(Site.Call)) {
+        Result = true;
+        break;
+      }
+  }
+  Reachable[FD] = Result;
+  return Result;
+}
+
+bool DeviceFlow::reachable(const Stmt *S) {
+  const FunctionDecl *FD = S ? enclosingFunction(S) : nullptr;
+  if (!FD)
+    return true; // not in a function: a global initialiser always runs
+  if (!functionReachable(FD))
+    return false;
+  Analysis *A = standalone(FD);
+  if (!A)
+    return true;
+  std::optional<FunctionCfg::Place> Place = A->Cfg->placeOf(S, Ctx);
+  if (!Place)
+    return true;
+  return Place->Block < A->Entry.size() && A->Entry[Place->Block].has_value();
+}
+
+} // namespace torchlint

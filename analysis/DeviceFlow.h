@@ -1,0 +1,223 @@
+//===--- DeviceFlow.h - On which device does a value live -------*- C++ -*-===//
+//
+// The shared device-flow analysis answers "on which device is this tensor,
+// module or device value here". It is a forward may-analysis over each user
+// function's CFG that follows values through local variables, assignments,
+// branches and loops, into and out of the translation unit's own functions
+// (parameters bound from the call sites, return values, modules moved through
+// a reference) and through class members (a model moved in a constructor and
+// used in a method).
+//
+// The analysis describes a run on one kind of machine. With a GPU, a branch on
+// torch::cuda::is_available() takes its "available" side: that is where a
+// device mismatch costs, and it makes `is_available() ? kCUDA : kCPU` simply
+// the GPU. Without a GPU it takes the other side: what still reaches CUDA
+// there aborts. Values read from the same device variable stay correlated
+// through their symbol, so `model->to(device)` and `x.to(device)` agree
+// whatever `device` holds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_ANALYSIS_DEVICEFLOW_H
+#define TORCHLINT_ANALYSIS_DEVICEFLOW_H
+
+#include "analysis/FunctionCfg.h"
+#include "api/TorchApi.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class CallExpr;
+class LambdaExpr;
+} // namespace clang
+
+namespace torchlint {
+
+class UserCode;
+
+/// How a value came to be on its device; rules phrase their notes from it.
+enum class Provenance : unsigned char {
+  Unknown,
+  DeviceLiteral,  ///< a device written in the source
+  DefaultOptions, ///< TensorOptions without a device: the CPU
+  Factory,        ///< torch::randn(...) and friends
+  FromBlob,       ///< torch::from_blob over host memory
+  DataLoader,     ///< a batch out of a data loader
+  Loaded,         ///< torch::load into a tensor
+  MovedTo,        ///< tensor.to(device)
+  ToCuda,         ///< tensor.cuda()
+  ToCpu,          ///< tensor.cpu()
+  ModuleCreated,  ///< a module constructed, parameters on the CPU
+  ModuleMoved,    ///< module->to(device)
+  ModuleOutput,   ///< the result of running a module
+};
+
+/// One possibility for where a value lives.
+struct DeviceFact {
+  api::DeviceKind Kind = api::DeviceKind::Unknown;
+  int Index = -1;
+  Provenance How = Provenance::Unknown;
+  /// The device variable the device was read from, if any: two values that
+  /// read the same variable are on the same device.
+  const clang::ValueDecl *Symbol = nullptr;
+  /// The device argument of the move (`device` in `x.to(device)`), for fix-its.
+  const clang::Expr *DeviceExpr = nullptr;
+  /// The device literal (torch::kCPU, "cuda", .cpu()) the device comes from.
+  const clang::Expr *Literal = nullptr;
+  /// Where the value got this device: the move, the factory, the loop; or,
+  /// for a member constructed implicitly, its declaration.
+  const clang::Stmt *Origin = nullptr;
+  const clang::Decl *OriginDecl = nullptr;
+  /// Host memory that is page-locked (`.pin_memory()`, `pinned_memory(true)`
+  /// options): the GPU can copy from it asynchronously.
+  bool Pinned = false;
+
+  clang::SourceRange originRange() const;
+
+  bool isKnown() const { return Kind != api::DeviceKind::Unknown; }
+  bool operator==(const DeviceFact &O) const;
+  bool operator!=(const DeviceFact &O) const { return !(*this == O); }
+  bool operator<(const DeviceFact &O) const;
+};
+
+/// The devices a value may be on. Empty means "no value reaches here" (an
+/// unreachable path, an empty module holder); an Unknown fact means "could be
+/// anywhere".
+using FactSet = llvm::SmallVector<DeviceFact, 2>;
+
+/// True when some pair of known facts puts the two values on different
+/// devices and the two facts are not read from the same device variable.
+bool mayDiffer(const DeviceFact &A, const DeviceFact &B);
+
+/// The machine a run of the program is imagined on.
+enum class Machine { WithGpu, WithoutGpu };
+
+class DeviceFlow {
+public:
+  DeviceFlow(clang::ASTContext &Ctx, const UserCode &Code, Machine On);
+  ~DeviceFlow();
+
+  clang::ASTContext &astContext() const { return Ctx; }
+  Machine machine() const { return On; }
+
+  /// The devices the tensor, module or device expression E may be on when it
+  /// is evaluated, in its enclosing function. Empty when E does not run on
+  /// this machine or is not in a user function.
+  FactSet devicesOf(const clang::Expr *E);
+
+  /// False when S does not run on this machine: the other branch of an
+  /// availability check, a function only called from there, dead code.
+  bool reachable(const clang::Stmt *S);
+
+  /// The user function whose body holds S (a lambda's call operator for a
+  /// statement in a lambda), or null.
+  const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S);
+
+  /// S is in the pattern of a template: its instantiations are analyzed
+  /// instead, where types and callers are known.
+  bool inTemplatePattern(const clang::Stmt *S);
+
+  struct CallSite {
+    const clang::Expr *Call; ///< CallExpr or CXXConstructExpr
+    const clang::FunctionDecl *Caller;
+  };
+  /// The calls of FD (its canonical declaration) from user code. Nullopt when
+  /// FD escapes (its address is taken), so its callers are not all known.
+  std::optional<llvm::ArrayRef<CallSite>>
+  callSites(const clang::FunctionDecl *FD);
+
+  /// For a lambda's call operator: the lambda expression and the function that
+  /// creates it.
+  std::optional<CallSite> lambdaOrigin(const clang::FunctionDecl *CallOperator);
+
+private:
+  struct Analysis;
+  /// Keyed by where a value is kept: a variable, a member of `this` (their
+  /// declarations), or a member of a local object (a key made for the pair).
+  using Storage = const void *;
+  using State = llvm::DenseMap<Storage, FactSet>;
+  using Bindings = std::vector<FactSet>;
+
+  Analysis *standalone(const clang::FunctionDecl *FD);
+  Analysis *analyze(const clang::FunctionDecl *FD, const Bindings &Params);
+  void run(Analysis &A);
+  /// Which arm of a condition runs on this machine: +1 the true one, -1 the
+  /// false one, 0 either.
+  int takenArm(const clang::Expr *Cond) const;
+  bool functionReachable(const clang::FunctionDecl *FD);
+  static bool mergeState(std::optional<State> &Into, const State &From);
+  void transfer(Analysis &A, State &S, const clang::CFGElement &Element);
+  std::optional<State> stateBefore(Analysis &A, const clang::Stmt *S);
+
+  FactSet eval(Analysis &A, const State &S, const clang::Expr *E);
+  FactSet evalCall(Analysis &A, const State &S, const clang::CallExpr *Call);
+  FactSet evalDeclRef(Analysis &A, const State &S, const clang::ValueDecl *D);
+  FactSet evalDevice(Analysis &A, const State &S, const clang::Expr *E);
+  FactSet evalOptions(Analysis &A, const State &S, const clang::Expr *E);
+  FactSet calleeReturn(Analysis &A, const State &S,
+                       const clang::FunctionDecl *Callee,
+                       llvm::ArrayRef<const clang::Expr *> Args);
+  void applyCalleeEffects(Analysis &A, State &S,
+                          const clang::FunctionDecl *Callee,
+                          llvm::ArrayRef<const clang::Expr *> Args);
+  FactSet fieldFacts(const clang::FieldDecl *Field);
+  FactSet paramFacts(const clang::ParmVarDecl *Param);
+  FactSet capturedFacts(const clang::FunctionDecl *Lambda,
+                        const clang::VarDecl *Var);
+
+  /// Where E is kept, or null for a temporary. Create: make the key of a
+  /// member of a local object if it does not exist yet.
+  Storage storageOf(Analysis &A, const clang::Expr *E, bool Create);
+  /// The variable a reference or a copied module holder stands for.
+  const clang::Decl *canonical(const Analysis &A, const clang::Decl *D) const;
+  /// Assigns Target, forgetting what was known of its members.
+  void assign(State &S, Storage Target, FactSet Facts);
+  FactSet dataLoaderFacts(const clang::Expr *E);
+  bool isTracked(clang::QualType T) const;
+  void buildIndex();
+
+  clang::ASTContext &Ctx;
+  const UserCode &Code;
+  Machine On;
+  FunctionCfgCache Cfgs;
+
+  bool Indexed = false;
+  llvm::DenseMap<const clang::FunctionDecl *, std::vector<CallSite>> Calls;
+  llvm::DenseSet<const clang::FunctionDecl *> Escaping;
+  llvm::DenseMap<const clang::FunctionDecl *, CallSite> Lambdas;
+  /// Globals that some user function assigns or moves: their initialiser
+  /// says nothing of their value elsewhere.
+  llvm::DenseSet<const clang::VarDecl *> ChangedGlobals;
+
+  std::map<std::pair<const clang::Decl *, const clang::Decl *>,
+           std::unique_ptr<char>>
+      MemberKeys;
+  llvm::DenseMap<Storage, const clang::Decl *> MemberKeyBase;
+
+  llvm::DenseMap<const clang::FunctionDecl *,
+                 std::vector<std::unique_ptr<Analysis>>>
+      Analyses;
+  llvm::DenseMap<const clang::FunctionDecl *, Analysis *> Standalone;
+  llvm::DenseMap<const clang::FieldDecl *, FactSet> Fields;
+  llvm::DenseSet<const clang::FieldDecl *> FieldsInProgress;
+  llvm::DenseMap<const clang::ParmVarDecl *, FactSet> ParamCache;
+  llvm::DenseSet<const clang::FunctionDecl *> StandaloneInProgress;
+  llvm::DenseMap<const clang::FunctionDecl *, bool> Reachable;
+  unsigned Depth = 0;
+  unsigned EvalNesting = 0;
+};
+
+} // namespace torchlint
+
+#endif // TORCHLINT_ANALYSIS_DEVICEFLOW_H

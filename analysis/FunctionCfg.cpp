@@ -1,0 +1,97 @@
+#include "analysis/FunctionCfg.h"
+
+#include "api/TorchApi.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/Stmt.h"
+
+using namespace clang;
+
+namespace torchlint {
+
+std::optional<FunctionCfg::Place> FunctionCfg::placeOf(const Stmt *S,
+                                                       ASTContext &Ctx) const {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  // Bounded: an expression is rarely more than a few dozen levels deep.
+  for (unsigned Steps = 0; Steps < 256; ++Steps) {
+    if (const auto *Current = Node.get<Stmt>()) {
+      auto It = Places.find(Current);
+      if (It != Places.end())
+        return It->second;
+    }
+    if (const auto *Var = Node.get<VarDecl>()) {
+      auto It = DeclPlaces.find(Var);
+      if (It != DeclPlaces.end())
+        return It->second;
+    }
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return std::nullopt;
+    Node = Parents[0];
+    if (Node.get<FunctionDecl>())
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool FunctionCfg::edgePossible(const CFGBlock &B, unsigned Succ,
+                               bool CudaAvailable) const {
+  if (B.succ_size() != 2 || Succ > 1)
+    return true;
+  const Stmt *Terminator = B.getTerminatorStmt();
+  if (!Terminator || isa<SwitchStmt>(Terminator))
+    return true;
+  // Successor 0 is taken when the condition holds, 1 when it does not.
+  return api::availabilityOf(B.getLastCondition())
+      .branchPossible(/*Value=*/Succ == 0, CudaAvailable);
+}
+
+const FunctionCfg *FunctionCfgCache::get(const FunctionDecl *FD) {
+  if (!FD)
+    return nullptr;
+  const FunctionDecl *Definition = nullptr;
+  if (!FD->hasBody(Definition) || !Definition)
+    return nullptr;
+  auto [It, Inserted] = Cache.try_emplace(Definition);
+  if (!Inserted)
+    return It->second.get();
+
+  CFG::BuildOptions Options;
+  Options.AddInitializers = true;
+  Options.AddCXXDefaultInitExprInCtors = true;
+  Options.AddImplicitDtors = false;
+  Options.AddTemporaryDtors = false;
+  Options.AddLifetime = false;
+  Options.setAllAlwaysAdd();
+  std::unique_ptr<CFG> Graph =
+      CFG::buildCFG(Definition, Definition->getBody(), &Ctx, Options);
+  if (!Graph)
+    return nullptr;
+
+  auto Result = std::make_unique<FunctionCfg>();
+  Result->Function = Definition;
+  for (const CFGBlock *Block : *Graph) {
+    unsigned Index = 0;
+    for (const CFGElement &Element : *Block) {
+      FunctionCfg::Place Here{Block->getBlockID(), Index++};
+      if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>()) {
+        Result->Places.try_emplace(S->getStmt(), Here);
+        // The builder splits `T a, b;` into synthesized statements; keep the
+        // declarations findable.
+        if (const auto *DS = dyn_cast<DeclStmt>(S->getStmt()))
+          for (const Decl *D : DS->decls())
+            Result->DeclPlaces.try_emplace(D, Here);
+      } else if (std::optional<CFGInitializer> Init =
+                     Element.getAs<CFGInitializer>()) {
+        if (const Expr *InitExpr = Init->getInitializer()->getInit())
+          Result->Places.try_emplace(InitExpr, Here);
+      }
+    }
+  }
+  Result->Graph = std::move(Graph);
+  It->second = std::move(Result);
+  return It->second.get();
+}
+
+} // namespace torchlint

@@ -1,0 +1,63 @@
+//===--- FunctionCfg.h - CFGs of user functions, built once -----*- C++ -*-===//
+//
+// Every flow analysis walks the same CFGs: one per function body, with every
+// sub-expression as an element so that any expression can be located, and with
+// the branch conditions classified for CUDA availability.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_ANALYSIS_FUNCTIONCFG_H
+#define TORCHLINT_ANALYSIS_FUNCTIONCFG_H
+
+#include "clang/AST/Decl.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+#include <optional>
+
+namespace clang {
+class ASTContext;
+} // namespace clang
+
+namespace torchlint {
+
+struct FunctionCfg {
+  const clang::FunctionDecl *Function = nullptr;
+  std::unique_ptr<clang::CFG> Graph;
+
+  struct Place {
+    unsigned Block;
+    unsigned Element;
+  };
+  /// Where each statement of the body is evaluated.
+  llvm::DenseMap<const clang::Stmt *, Place> Places;
+  /// Where each local declaration is initialised.
+  llvm::DenseMap<const clang::Decl *, Place> DeclPlaces;
+
+  /// The place of S or of the closest enclosing statement that is an element.
+  std::optional<Place> placeOf(const clang::Stmt *S,
+                               clang::ASTContext &Ctx) const;
+
+  /// Whether the edge to successor Succ of B can be taken on a machine where
+  /// CUDA is (or is not) available.
+  bool edgePossible(const clang::CFGBlock &B, unsigned Succ,
+                    bool CudaAvailable) const;
+};
+
+class FunctionCfgCache {
+public:
+  explicit FunctionCfgCache(clang::ASTContext &Ctx) : Ctx(Ctx) {}
+
+  /// The CFG of FD's body, or null when FD has no body or none can be built.
+  const FunctionCfg *get(const clang::FunctionDecl *FD);
+
+private:
+  clang::ASTContext &Ctx;
+  llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionCfg>>
+      Cache;
+};
+
+} // namespace torchlint
+
+#endif // TORCHLINT_ANALYSIS_FUNCTIONCFG_H

@@ -1,0 +1,101 @@
+//===--- GradMode.h - Where autograd records --------------------*- C++ -*-===//
+//
+// Autograd records a graph of every operation on tensors that require
+// gradients unless a guard turns it off. Whether that recording is wasted
+// depends on what the code around a forward call does: a backward pass or an
+// optimizer step needs it; evaluation does not. These helpers answer the
+// questions rules ask about it: is a guard in effect here (or in every
+// caller), does this code need gradients, was the module put in evaluation
+// mode before this call, and can a result escape to code that might need its
+// graph.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_ANALYSIS_GRADMODE_H
+#define TORCHLINT_ANALYSIS_GRADMODE_H
+
+#include "clang/AST/Type.h"
+#include "clang/Basic/SourceLocation.h"
+
+#include <optional>
+
+namespace clang {
+class ASTContext;
+class CXXMemberCallExpr;
+class Expr;
+class FunctionDecl;
+class Stmt;
+class VarDecl;
+} // namespace clang
+
+namespace torchlint {
+
+class DeviceFlow;
+
+/// What S's function says about recording at S: the latest guard or
+/// torch::GradMode::set_enabled() call before S in a block that encloses it.
+struct GradSetting {
+  enum Kind {
+    Default,  ///< nothing in the function decides
+    Disabled, ///< a guard, set_enabled(false)
+    Enabled,  ///< deliberately on, or decided at run time: AutoGradMode(true),
+              ///< InferenceMode(false), set_enabled(true), set_enabled(flag)
+  };
+  Kind State = Default;
+  const clang::Stmt *Where = nullptr;
+};
+
+/// What a local guard does to recording while it lives: torch::NoGradGuard
+/// (or a class derived from it), c10::InferenceMode and
+/// torch::AutoGradMode(false) turn it off; AutoGradMode(true),
+/// InferenceMode(false) and a value known only at run time are deliberate.
+/// Default for anything else.
+GradSetting::Kind guardEffect(const clang::VarDecl *Var,
+                              clang::ASTContext &Ctx);
+
+/// The setting in effect at S, in S's function.
+GradSetting gradSettingAt(const clang::Stmt *S, clang::ASTContext &Ctx);
+
+/// Every call of FD (through a few callers) has recording turned off. Nullopt
+/// when FD's callers are not all known: its address is taken, or it is a
+/// lambda.
+std::optional<bool> gradDisabledInCallers(const clang::FunctionDecl *FD,
+                                          DeviceFlow &Flow);
+
+/// The first call in S, at or after From and before To (either may be
+/// invalid: no bound), that needs the recorded graph: a backward pass,
+/// torch::autograd::grad, an optimizer's step or zero_grad, reading .grad(),
+/// requires_grad_(). A call of one of the program's functions counts when
+/// that function (a few calls deep) needs it.
+const clang::Expr *gradientUseIn(const clang::Stmt *S, DeviceFlow &Flow,
+                                 clang::SourceLocation From = {},
+                                 clang::SourceLocation To = {});
+
+/// The modes set on modules in S's function body (not in lambdas):
+/// `->eval()` and `->train(false)` set evaluation, `->train()` training.
+struct ModeSwitch {
+  const clang::CXXMemberCallExpr *Call = nullptr;
+  bool Evaluation = false;
+};
+
+/// The last mode switch before S in its function, in source order, or none.
+ModeSwitch modeBefore(const clang::Stmt *S, const clang::FunctionDecl *FD,
+                      clang::ASTContext &Ctx);
+/// The first switch to training mode in Root at or after From (source
+/// order), or null.
+const clang::CXXMemberCallExpr *trainingAfter(const clang::Stmt *Root,
+                                              clang::SourceLocation From,
+                                              clang::ASTContext &Ctx);
+
+/// A value of type T can hold a tensor, and with it a recorded graph:
+/// tensors, standard containers of them, the program's structs with such
+/// fields. Modules and libtorch's other types do not count.
+bool mayHoldTensor(clang::QualType T);
+
+/// FD can hand a tensor it computes to its caller: it returns one, writes
+/// one through a reference or pointer parameter, into a member or a global.
+bool tensorsCanEscape(const clang::FunctionDecl *FD);
+
+} // namespace torchlint
+
+#endif // TORCHLINT_ANALYSIS_GRADMODE_H

@@ -1,0 +1,215 @@
+#include "analysis/Loops.h"
+
+#include "analysis/DeviceFlow.h"
+#include "api/TorchApi.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+
+using namespace clang;
+
+namespace torchlint {
+
+namespace {
+/// `do { ... } while (false)`, as macros expand to, runs once.
+bool runsOnce(const Expr *Cond, ASTContext &Ctx) {
+  return Cond && api::constantBool(Cond, Ctx) == false;
+}
+
+/// Child is a part of Loop that runs on every iteration.
+bool repeatsIn(const Stmt *Loop, const Stmt *Child, ASTContext &Ctx) {
+  if (const auto *Do = dyn_cast<DoStmt>(Loop);
+      Do && runsOnce(Do->getCond(), Ctx))
+    return false;
+  if (const auto *While = dyn_cast<WhileStmt>(Loop);
+      While && runsOnce(While->getCond(), Ctx))
+    return false;
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    return Child == For->getBody() || Child == For->getCond() ||
+           Child == For->getInc();
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
+    return Child == Range->getBody() || Child == Range->getLoopVarStmt();
+  if (const auto *While = dyn_cast<WhileStmt>(Loop))
+    return Child == While->getBody() || Child == While->getCond();
+  if (const auto *Do = dyn_cast<DoStmt>(Loop))
+    return Child == Do->getBody() || Child == Do->getCond();
+  return false;
+}
+
+constexpr unsigned MaxCallDepth = 3;
+
+Repetition repetitionThroughCalls(const Stmt *S, DeviceFlow &Flow,
+                                  unsigned Depth) {
+  ASTContext &Ctx = Flow.astContext();
+  if (const Stmt *Loop = enclosingLoop(S, Ctx))
+    return {Loop, nullptr};
+  if (Depth >= MaxCallDepth)
+    return {};
+  const FunctionDecl *FD = Flow.enclosingFunction(S);
+  if (!FD)
+    return {};
+  if (std::optional<DeviceFlow::CallSite> Lambda = Flow.lambdaOrigin(FD)) {
+    Repetition R = repetitionThroughCalls(Lambda->Call, Flow, Depth + 1);
+    if (R)
+      return R;
+    // A lambda called in a loop is as good as a function called there; its
+    // calls are not indexed, so it stops here.
+    return {};
+  }
+  std::optional<llvm::ArrayRef<DeviceFlow::CallSite>> Sites =
+      Flow.callSites(FD->getCanonicalDecl());
+  if (!Sites)
+    return {};
+  for (const DeviceFlow::CallSite &Site : *Sites) {
+    Repetition R = repetitionThroughCalls(Site.Call, Flow, Depth + 1);
+    if (R)
+      return {R.Loop, R.Call ? R.Call : Site.Call};
+  }
+  return {};
+}
+} // namespace
+
+const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  const Stmt *Child = S;
+  for (unsigned Steps = 0; Steps < 256; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return nullptr;
+    Node = Parents[0];
+    if (const auto *D = Node.get<Decl>()) {
+      if (isa<VarDecl>(D) && !isa<ParmVarDecl>(D))
+        continue;     // a local variable's initialiser
+      return nullptr; // the function, a lambda's class
+    }
+    const auto *Parent = Node.get<Stmt>();
+    if (!Parent || isa<LambdaExpr>(Parent))
+      return nullptr;
+    if (repeatsIn(Parent, Child, Ctx))
+      return Parent;
+    Child = Parent;
+  }
+  return nullptr;
+}
+
+Repetition repetitionOf(const Stmt *S, DeviceFlow &Flow) {
+  return repetitionThroughCalls(S, Flow, 0);
+}
+
+namespace {
+bool isLoop(const Stmt *S) {
+  return isa<ForStmt>(S) || isa<CXXForRangeStmt>(S) || isa<WhileStmt>(S) ||
+         isa<DoStmt>(S);
+}
+
+/// Finds the work of a training or evaluation step, and whether it is in a
+/// loop nested in the traversed statement.
+class StepWorkFinder : public RecursiveASTVisitor<StepWorkFinder> {
+public:
+  bool TraverseStmt(Stmt *S) {
+    if (!S)
+      return true;
+    bool Loop = isLoop(S);
+    Nesting += Loop;
+    bool Result = RecursiveASTVisitor::TraverseStmt(S);
+    Nesting -= Loop;
+    return Result;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (api::isModuleCall(Call) || api::isBackwardCall(Call) ||
+        api::isOptimizerCall(Call))
+      (Nesting > 0 ? Nested : Direct) = true;
+    return true;
+  }
+  bool Direct = false;
+  bool Nested = false;
+  /// Counts the traversed loop itself.
+  int Nesting = 0;
+};
+
+/// Calls Visit(Parent, Child) for each statement from S up to Loop.
+template <typename Visitor>
+bool walkUpTo(const Stmt *S, const Stmt *Loop, ASTContext &Ctx, Visitor Visit) {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  const Stmt *Child = S;
+  for (unsigned Steps = 0; Steps < 256; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return false;
+    Node = Parents[0];
+    const auto *Parent = Node.get<Stmt>();
+    if (!Parent) {
+      if (Node.get<VarDecl>())
+        continue;
+      return false;
+    }
+    if (Visit(Parent, Child))
+      return true;
+    if (Parent == Loop)
+      return false;
+    Child = Parent;
+  }
+  return false;
+}
+
+bool hasModulo(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *Op = dyn_cast<BinaryOperator>(S))
+    if (Op->getOpcode() == BO_Rem)
+      return true;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
+    if (Op->getOperator() == OO_Percent)
+      return true;
+  for (const Stmt *Child : S->children())
+    if (hasModulo(Child))
+      return true;
+  return false;
+}
+} // namespace
+
+LoopRole roleOf(const Stmt *Loop) {
+  StepWorkFinder Finder;
+  Finder.Nesting = -1; // the loop itself is not nested in itself
+  Finder.TraverseStmt(const_cast<Stmt *>(Loop));
+  if (Finder.Direct)
+    return LoopRole::Step;
+  return Finder.Nested ? LoopRole::Epoch : LoopRole::Other;
+}
+
+bool runsStep(const FunctionDecl *Function) {
+  if (!Function || !Function->getBody())
+    return false;
+  StepWorkFinder Finder;
+  Finder.TraverseStmt(Function->getBody());
+  return Finder.Direct;
+}
+
+bool inPeriodicBranch(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
+  return walkUpTo(S, Loop, Ctx, [](const Stmt *Parent, const Stmt *Child) {
+    const auto *If = dyn_cast<IfStmt>(Parent);
+    return If && Child != If->getCond() && hasModulo(If->getCond());
+  });
+}
+
+bool decidesControlFlow(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
+  return walkUpTo(S, Loop, Ctx, [](const Stmt *Parent, const Stmt *Child) {
+    if (const auto *If = dyn_cast<IfStmt>(Parent))
+      return Child == If->getCond();
+    if (const auto *While = dyn_cast<WhileStmt>(Parent))
+      return Child == While->getCond();
+    if (const auto *Do = dyn_cast<DoStmt>(Parent))
+      return Child == Do->getCond();
+    if (const auto *For = dyn_cast<ForStmt>(Parent))
+      return Child == For->getCond();
+    if (const auto *Cond = dyn_cast<ConditionalOperator>(Parent))
+      return Child == Cond->getCond();
+    return false;
+  });
+}
+
+} // namespace torchlint

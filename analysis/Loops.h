@@ -1,0 +1,64 @@
+//===--- Loops.h - Code that runs on every step --------------------*- C++
+//-*-===//
+//
+// Costs that rules report matter when they repeat: a copy or a sync in the
+// body of a training loop, or in a function that such a loop calls. These
+// helpers find the loop that makes a statement repeat.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_ANALYSIS_LOOPS_H
+#define TORCHLINT_ANALYSIS_LOOPS_H
+
+namespace clang {
+class ASTContext;
+class Expr;
+class FunctionDecl;
+class Stmt;
+} // namespace clang
+
+namespace torchlint {
+
+class DeviceFlow;
+
+/// The innermost loop of S's function (for, range-for, while, do) that runs
+/// S on every iteration: S is in its body, condition or increment, not in a
+/// range-for's range or a for's init. Null when there is none.
+const clang::Stmt *enclosingLoop(const clang::Stmt *S, clang::ASTContext &Ctx);
+
+/// Where S repeats: a loop around it, or a loop around a call of its function
+/// (through a few calls).
+struct Repetition {
+  const clang::Stmt *Loop = nullptr;
+  /// The call, in the loop, that leads to S; null when the loop is in S's own
+  /// function.
+  const clang::Expr *Call = nullptr;
+  explicit operator bool() const { return Loop != nullptr; }
+};
+Repetition repetitionOf(const clang::Stmt *S, DeviceFlow &Flow);
+
+/// What one iteration of a loop does for training or evaluation.
+enum class LoopRole {
+  Other, ///< no module, backward() or optimizer step in sight
+  Step,  ///< its body runs a module, backward() or an optimizer step
+  Epoch, ///< only loops nested in it do: it runs once per epoch
+};
+LoopRole roleOf(const clang::Stmt *Loop);
+
+/// Something in Function's body (outside loops) runs a module, backward() or
+/// an optimizer step: a training or evaluation step when a loop calls it.
+bool runsStep(const clang::FunctionDecl *Function);
+
+/// A branch between S and Loop runs only on some iterations: a condition
+/// with `%` (`if (i % 100 == 0)`), the logging interval of a training loop.
+bool inPeriodicBranch(const clang::Stmt *S, const clang::Stmt *Loop,
+                      clang::ASTContext &Ctx);
+
+/// S is evaluated for a condition (if, while, ?:, a loop's condition, a
+/// break decided by it) between S and Loop: its value steers control flow.
+bool decidesControlFlow(const clang::Stmt *S, const clang::Stmt *Loop,
+                        clang::ASTContext &Ctx);
+
+} // namespace torchlint
+
+#endif // TORCHLINT_ANALYSIS_LOOPS_H

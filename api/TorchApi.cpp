@@ -1,0 +1,765 @@
+#include "api/TorchApi.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace clang;
+
+namespace torchlint::api {
+
+const char *deviceKindName(DeviceKind Kind) {
+  switch (Kind) {
+  case DeviceKind::CPU:
+    return "the CPU";
+  case DeviceKind::CUDA:
+    return "the GPU";
+  case DeviceKind::Other:
+    return "an accelerator";
+  case DeviceKind::Unknown:
+    break;
+  }
+  return "an unknown device";
+}
+
+const Expr *ignoreWrappers(const Expr *E) {
+  while (E) {
+    const Expr *Before = E;
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+      E = Cleanups->getSubExpr();
+    else if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = Temp->getSubExpr();
+    else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = Bind->getSubExpr();
+    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      if (Cast->getCastKind() == CK_NoOp ||
+          Cast->getCastKind() == CK_ConstructorConversion)
+        E = Cast->getSubExpr();
+    } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      // Copies and moves keep the value; a converting constructor of another
+      // class (Device -> TensorOptions) is kept for the caller to interpret.
+      const CXXConstructorDecl *Ctor = Construct->getConstructor();
+      if (Construct->getNumArgs() >= 1 && Ctor &&
+          (Ctor->isCopyOrMoveConstructor()) &&
+          !isa<CXXTemporaryObjectExpr>(Construct))
+        E = Construct->getArg(0);
+    }
+    if (E == Before)
+      return E;
+  }
+  return E;
+}
+
+QualType bareType(QualType T) {
+  if (T.isNull())
+    return T;
+  T = T.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  return T;
+}
+
+static const CXXRecordDecl *recordOf(QualType T) {
+  T = bareType(T);
+  if (T.isNull())
+    return nullptr;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  return RD ? RD->getDefinition() ? RD->getDefinition() : RD : nullptr;
+}
+
+static bool hasQualifiedName(const NamedDecl *D, llvm::StringRef Name) {
+  if (!D)
+    return false;
+  // Cheap filter on the unqualified name before building the qualified one.
+  llvm::StringRef Last = Name.rsplit("::").second;
+  if (Last.empty())
+    Last = Name;
+  if (!D->getDeclName().isIdentifier() || D->getName() != Last)
+    return false;
+  return D->getQualifiedNameAsString() == Name;
+}
+
+static bool isRecordNamed(QualType T, llvm::StringRef Name) {
+  return hasQualifiedName(recordOf(T), Name);
+}
+
+bool isTensor(QualType T) {
+  const CXXRecordDecl *RD = recordOf(T);
+  return hasQualifiedName(RD, "at::Tensor") ||
+         hasQualifiedName(RD, "at::TensorBase");
+}
+
+bool isTensorOptions(QualType T) {
+  return isRecordNamed(T, "c10::TensorOptions");
+}
+
+bool isDevice(QualType T) { return isRecordNamed(T, "c10::Device"); }
+
+bool isDeviceType(QualType T) {
+  T = bareType(T);
+  if (T.isNull())
+    return false;
+  const auto *ET = T->getAs<EnumType>();
+  return ET && hasQualifiedName(ET->getDecl(), "c10::DeviceType");
+}
+
+bool isScalarType(QualType T) {
+  T = bareType(T);
+  if (T.isNull())
+    return false;
+  if (const auto *ET = T->getAs<EnumType>())
+    return hasQualifiedName(ET->getDecl(), "c10::ScalarType");
+  // std::optional<ScalarType> / c10::optional<ScalarType>.
+  return false;
+}
+
+bool isDeviceLike(QualType T) {
+  return isDevice(T) || isDeviceType(T) || isTensorOptions(T);
+}
+
+bool isModuleClass(const CXXRecordDecl *RD) {
+  if (!RD)
+    return false;
+  RD = RD->getDefinition();
+  if (!RD)
+    return false;
+  if (hasQualifiedName(RD, "torch::nn::Module"))
+    return true;
+  bool Found = false;
+  RD->forallBases([&](const CXXRecordDecl *Base) {
+    if (hasQualifiedName(Base, "torch::nn::Module"))
+      Found = true;
+    return !Found;
+  });
+  return Found;
+}
+
+/// The first template argument of a specialisation, as a record.
+static const CXXRecordDecl *firstTemplateArgRecord(const CXXRecordDecl *RD) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec || Spec->getTemplateArgs().size() < 1)
+    return nullptr;
+  const TemplateArgument &Arg = Spec->getTemplateArgs()[0];
+  if (Arg.getKind() != TemplateArgument::Type)
+    return nullptr;
+  return recordOf(Arg.getAsType());
+}
+
+/// The ModuleHolder<Impl> base of RD (RD itself or a TORCH_MODULE subclass).
+static const CXXRecordDecl *moduleHolderImpl(const CXXRecordDecl *RD) {
+  if (!RD)
+    return nullptr;
+  if (hasQualifiedName(RD, "torch::nn::ModuleHolder"))
+    return firstTemplateArgRecord(RD);
+  const CXXRecordDecl *Def = RD->getDefinition();
+  if (!Def)
+    return nullptr;
+  for (const CXXBaseSpecifier &Base : Def->bases())
+    if (const CXXRecordDecl *Impl = moduleHolderImpl(recordOf(Base.getType())))
+      return Impl;
+  return nullptr;
+}
+
+const CXXRecordDecl *moduleClassOf(QualType T) {
+  T = bareType(T);
+  if (T.isNull())
+    return nullptr;
+  if (T->isPointerType())
+    T = bareType(T->getPointeeType());
+  const CXXRecordDecl *RD = recordOf(T);
+  if (!RD)
+    return nullptr;
+  if (isModuleClass(RD))
+    return RD;
+  if (const CXXRecordDecl *Impl = moduleHolderImpl(RD))
+    return isModuleClass(Impl) ? Impl : nullptr;
+  if (hasQualifiedName(RD, "std::shared_ptr") ||
+      hasQualifiedName(RD, "std::unique_ptr")) {
+    const CXXRecordDecl *Pointee = firstTemplateArgRecord(RD);
+    return isModuleClass(Pointee) ? Pointee : nullptr;
+  }
+  return nullptr;
+}
+
+bool isLossModule(const CXXRecordDecl *Impl) {
+  if (!Impl || !Impl->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = Impl->getName();
+  return isInTorchNamespace(Impl) &&
+         (Name.ends_with("LossImpl") || Name == "CrossEntropyLossImpl");
+}
+
+namespace {
+/// Finds, in a class's method bodies and member initialisers, calls to the
+/// named methods or uses of a device.
+class ClassScanner : public RecursiveASTVisitor<ClassScanner> {
+public:
+  explicit ClassScanner(bool LookForDevices) : LookForDevices(LookForDevices) {}
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+    const CXXMethodDecl *MD = Call->getMethodDecl();
+    if (!MD || !MD->getDeclName().isIdentifier())
+      return true;
+    llvm::StringRef Name = MD->getName();
+    if (!LookForDevices &&
+        (Name == "register_parameter" || Name == "register_buffer" ||
+         Name == "register_module"))
+      Found = true;
+    if (LookForDevices && isTensorMethod(MD) &&
+        (Name == "cuda" || Name == "pin_memory"))
+      Found = true;
+    if (LookForDevices && Name == "pinned_memory")
+      Found = true;
+    return !Found;
+  }
+  bool VisitExpr(Expr *E) {
+    if (LookForDevices && !E->isTypeDependent() &&
+        (isDevice(E->getType()) || isDeviceType(E->getType())))
+      Found = true;
+    return !Found;
+  }
+
+  bool scan(const CXXRecordDecl *RD) {
+    for (const CXXMethodDecl *MD : RD->methods()) {
+      const FunctionDecl *Definition = nullptr;
+      if (MD->hasBody(Definition))
+        TraverseDecl(const_cast<FunctionDecl *>(Definition));
+      if (Found)
+        return true;
+    }
+    for (const FieldDecl *Field : RD->fields())
+      if (Field->hasInClassInitializer())
+        TraverseStmt(const_cast<Expr *>(Field->getInClassInitializer()));
+    return Found;
+  }
+
+private:
+  bool LookForDevices;
+  bool Found = false;
+};
+
+bool isModuleBaseTemplate(const CXXRecordDecl *RD) {
+  return hasQualifiedName(RD, "torch::nn::Module") ||
+         hasQualifiedName(RD, "torch::nn::Cloneable");
+}
+} // namespace
+
+bool isParameterFree(const CXXRecordDecl *Impl) {
+  if (!Impl || !Impl->getDeclName().isIdentifier())
+    return false;
+  if (isInTorchNamespace(Impl)) {
+    llvm::StringRef Name = Impl->getName();
+    Name.consume_back("Impl");
+    if (Name.ends_with("Loss") || Name.ends_with("Pool1d") ||
+        Name.ends_with("Pool2d") || Name.ends_with("Pool3d") ||
+        Name.ends_with("Dropout") || Name.ends_with("Dropout2d") ||
+        Name.ends_with("Dropout3d") || Name.starts_with("ReflectionPad") ||
+        Name.starts_with("ReplicationPad") || Name.starts_with("ConstantPad") ||
+        Name.starts_with("ZeroPad"))
+      return true;
+    return llvm::StringSwitch<bool>(Name)
+        .Cases("ReLU", "ReLU6", "LeakyReLU", "RReLU", "ELU", "CELU", true)
+        .Cases("SELU", "GELU", "SiLU", "Mish", "Sigmoid", "LogSigmoid", true)
+        .Cases("Tanh", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", true)
+        .Cases("Softplus", "Softsign", "Hardtanh", "Hardshrink", true)
+        .Cases("Softshrink", "Tanhshrink", "Threshold", "GLU", "Hardswish",
+               true)
+        .Cases("Flatten", "Unflatten", "Identity", "Upsample", "Fold", true)
+        .Cases("Unfold", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity",
+               true)
+        .Cases("PairwiseDistance", "ChannelShuffle", "LocalResponseNorm", true)
+        .Default(false);
+  }
+  const CXXRecordDecl *Def = Impl->getDefinition();
+  if (!Def || !isModuleClass(Def))
+    return false;
+  for (const FieldDecl *Field : Def->fields())
+    if (isTensor(Field->getType()) || moduleClassOf(Field->getType()))
+      return false;
+  for (const CXXBaseSpecifier &Base : Def->bases()) {
+    const CXXRecordDecl *BaseClass = recordOf(Base.getType());
+    if (BaseClass && !isModuleBaseTemplate(BaseClass) &&
+        !isParameterFree(BaseClass))
+      return false;
+  }
+  return !ClassScanner(/*LookForDevices=*/false).scan(Def);
+}
+
+/// User classes among the template arguments of T, at any depth.
+static void userClassesIn(QualType T, unsigned Depth,
+                          llvm::SmallVectorImpl<const CXXRecordDecl *> &Out) {
+  const CXXRecordDecl *RD = recordOf(T);
+  if (!RD || Depth > 6)
+    return;
+  if (!isInTorchNamespace(RD) && !RD->isInStdNamespace())
+    Out.push_back(RD);
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+      if (Arg.getKind() == TemplateArgument::Type)
+        userClassesIn(Arg.getAsType(), Depth + 1, Out);
+}
+
+bool datasetHandlesDevices(QualType LoaderType) {
+  llvm::SmallVector<const CXXRecordDecl *, 2> Classes;
+  userClassesIn(LoaderType, 0, Classes);
+  for (const CXXRecordDecl *RD : Classes)
+    if (const CXXRecordDecl *Def = RD->getDefinition())
+      if (ClassScanner(/*LookForDevices=*/true).scan(Def))
+        return true;
+  return false;
+}
+
+bool isExample(QualType T) { return isRecordNamed(T, "torch::data::Example"); }
+
+bool isDataLoaderValue(QualType T) {
+  const CXXRecordDecl *RD = recordOf(T);
+  if (!RD)
+    return false;
+  if (isExample(T) || hasQualifiedName(RD, "torch::data::Iterator") ||
+      hasQualifiedName(RD, "torch::data::StatelessDataLoader") ||
+      hasQualifiedName(RD, "torch::data::StatefulDataLoader") ||
+      hasQualifiedName(RD, "torch::data::DataLoaderBase"))
+    return true;
+  if (hasQualifiedName(RD, "std::vector") ||
+      hasQualifiedName(RD, "std::optional") ||
+      hasQualifiedName(RD, "c10::optional") ||
+      hasQualifiedName(RD, "std::unique_ptr")) {
+    const CXXRecordDecl *Elem = firstTemplateArgRecord(RD);
+    return Elem && isDataLoaderValue(QualType(Elem->getTypeForDecl(), 0));
+  }
+  return false;
+}
+
+bool isInTorchNamespace(const Decl *D) {
+  if (!D)
+    return false;
+  const DeclContext *DC = D->getDeclContext();
+  const NamespaceDecl *Outermost = nullptr;
+  for (; DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      Outermost = NS;
+  if (!Outermost || !Outermost->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = Outermost->getName();
+  return Name == "torch" || Name == "at" || Name == "c10";
+}
+
+llvm::StringRef torchFunctionName(const FunctionDecl *FD) {
+  if (!FD || !FD->getDeclName().isIdentifier() || !isInTorchNamespace(FD))
+    return "";
+  return FD->getName();
+}
+
+bool isFactoryFunction(const FunctionDecl *FD) {
+  if (isa_and_nonnull<CXXMethodDecl>(FD))
+    return false;
+  llvm::StringRef Name = torchFunctionName(FD);
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("randn", "rand", "randint", "randperm", "zeros", "ones", true)
+      .Cases("full", "empty", "empty_strided", "arange", "range", true)
+      .Cases("linspace", "logspace", "eye", "tensor", "scalar_tensor", true)
+      .Cases("from_blob", "normal", "bartlett_window", "hann_window", true)
+      .Cases("tril_indices", "triu_indices", "complex", true)
+      .Default(false);
+}
+
+bool isLikeFactory(const FunctionDecl *FD) {
+  if (isa_and_nonnull<CXXMethodDecl>(FD))
+    return false;
+  llvm::StringRef Name = torchFunctionName(FD);
+  return Name.ends_with("_like") && Name != "_like";
+}
+
+bool isLossFunction(const FunctionDecl *FD) {
+  if (isa_and_nonnull<CXXMethodDecl>(FD))
+    return false;
+  llvm::StringRef Name = torchFunctionName(FD);
+  if (Name.empty())
+    return false;
+  return Name.ends_with("_loss") || Name == "cross_entropy" ||
+         Name == "binary_cross_entropy" ||
+         Name == "binary_cross_entropy_with_logits" || Name == "kl_div" ||
+         Name == "nll_loss2d" || Name == "cosine_embedding_loss";
+}
+
+bool isTensorMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
+  if (!MD || !MD->getDeclName().isIdentifier())
+    return false;
+  if (!Name.empty() && MD->getName() != Name)
+    return false;
+  const CXXRecordDecl *RD = MD->getParent();
+  return hasQualifiedName(RD, "at::Tensor") ||
+         hasQualifiedName(RD, "at::TensorBase");
+}
+
+bool isModuleTo(const CXXMethodDecl *MD) {
+  return MD && MD->getDeclName().isIdentifier() && MD->getName() == "to" &&
+         hasQualifiedName(MD->getParent(), "torch::nn::Module");
+}
+
+bool isModuleMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
+  return MD && MD->getDeclName().isIdentifier() && MD->getName() == Name &&
+         hasQualifiedName(MD->getParent(), "torch::nn::Module");
+}
+
+std::string scalarTypeName(const Expr *E) {
+  E = api::ignoreWrappers(E);
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E)) {
+    llvm::StringRef Name = Ref->getDecl()->getName();
+    Name.consume_front("k");
+    return llvm::StringSwitch<std::string>(Name)
+        .Cases("Float", "Float32", "float32")
+        .Cases("Double", "Float64", "float64")
+        .Cases("Half", "Float16", "float16")
+        .Case("BFloat16", "bfloat16")
+        .Cases("Long", "Int64", "int64")
+        .Cases("Int", "Int32", "int32")
+        .Case("Byte", "uint8")
+        .Case("Char", "int8")
+        .Case("Bool", "bool")
+        .Default("");
+  }
+  return "";
+}
+
+bool isBackwardCall(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return isTensorMethod(MD, "backward");
+  return hasQualifiedName(FD, "torch::autograd::backward") ||
+         hasQualifiedName(FD, "torch::autograd::grad");
+}
+
+bool isOptimizerCall(const CallExpr *Call) {
+  const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
+  if (!MD || !MD->getDeclName().isIdentifier())
+    return false;
+  return (MD->getName() == "step" || MD->getName() == "zero_grad") &&
+         isInTorchNamespace(MD->getParent());
+}
+
+const Expr *withoutArrow(const Expr *E) {
+  const Expr *Bare = ignoreWrappers(E);
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Bare))
+    if (Op->getOperator() == OO_Arrow && Op->getNumArgs() >= 1)
+      return Op->getArg(0);
+  return E;
+}
+
+const Expr *calledModule(const Expr *Call) {
+  Call = ignoreWrappers(Call);
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Call)) {
+    if (Op->getOperator() != OO_Call || Op->getNumArgs() < 1)
+      return nullptr;
+    const Expr *Callee = Op->getArg(0);
+    if (moduleClassOf(Callee->getType()))
+      return Callee;
+    return nullptr;
+  }
+  if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(Call)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (!MD || !MD->getDeclName().isIdentifier() || MD->getName() != "forward")
+      return nullptr;
+    if (!isModuleClass(MD->getParent()))
+      return nullptr;
+    return withoutArrow(Member->getImplicitObjectArgument());
+  }
+  return nullptr;
+}
+
+bool isModuleCall(const Expr *E) { return calledModule(E) != nullptr; }
+
+unsigned moduleInputIndex(const Expr *ModuleCall) {
+  return isa<CXXOperatorCallExpr>(ModuleCall) ? 1 : 0;
+}
+
+const Expr *moduleInput(const Expr *ModuleCall) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(ModuleCall);
+  unsigned Index = moduleInputIndex(ModuleCall);
+  return Call && Call->getNumArgs() > Index ? Call->getArg(Index) : nullptr;
+}
+
+static std::optional<DeviceKind> kindFromName(llvm::StringRef Name) {
+  Name.consume_front("k");
+  return llvm::StringSwitch<std::optional<DeviceKind>>(Name)
+      .Case("CPU", DeviceKind::CPU)
+      .Case("CUDA", DeviceKind::CUDA)
+      .Cases("MPS", "XPU", "HIP", "XLA", "Vulkan", "IPU", DeviceKind::Other)
+      .Cases("Lazy", "PrivateUse1", "MTIA", "HPU", "VE", DeviceKind::Other)
+      .Default(std::nullopt);
+}
+
+static std::optional<DeviceLiteral> parseDeviceString(llvm::StringRef S,
+                                                      const Expr *Spelling) {
+  auto [Type, Index] = S.split(':');
+  std::optional<DeviceKind> Kind =
+      llvm::StringSwitch<std::optional<DeviceKind>>(Type)
+          .Case("cpu", DeviceKind::CPU)
+          .Case("cuda", DeviceKind::CUDA)
+          .Cases("mps", "xpu", "hip", "xla", "vulkan", "ipu", DeviceKind::Other)
+          .Default(std::nullopt);
+  if (!Kind)
+    return std::nullopt;
+  DeviceLiteral L;
+  L.Kind = *Kind;
+  L.Spelling = Spelling;
+  unsigned Value;
+  if (!Index.empty() && !Index.getAsInteger(10, Value))
+    L.Index = static_cast<int>(Value);
+  return L;
+}
+
+static const StringLiteral *stringArgument(const Expr *E) {
+  E = ignoreWrappers(E);
+  if (const auto *S = dyn_cast_or_null<StringLiteral>(E))
+    return S;
+  // std::string("cuda") built from a literal.
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E))
+    if (Construct->getNumArgs() >= 1)
+      return dyn_cast<StringLiteral>(ignoreWrappers(Construct->getArg(0)));
+  return nullptr;
+}
+
+std::optional<DeviceLiteral> asDeviceLiteral(const Expr *E) {
+  E = ignoreWrappers(E);
+  if (!E)
+    return std::nullopt;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const ValueDecl *D = Ref->getDecl();
+    if (const auto *Enumerator = dyn_cast<EnumConstantDecl>(D)) {
+      const auto *Enum = dyn_cast<EnumDecl>(Enumerator->getDeclContext());
+      if (!hasQualifiedName(Enum, "c10::DeviceType"))
+        return std::nullopt;
+      if (std::optional<DeviceKind> Kind = kindFromName(D->getName()))
+        return DeviceLiteral{*Kind, -1, E};
+      return std::nullopt;
+    }
+    if (const auto *Var = dyn_cast<VarDecl>(D)) {
+      if (!isDeviceType(Var->getType()) || !isInTorchNamespace(Var) ||
+          !Var->getDeclName().isIdentifier())
+        return std::nullopt;
+      if (std::optional<DeviceKind> Kind = kindFromName(Var->getName()))
+        return DeviceLiteral{*Kind, -1, E};
+    }
+    return std::nullopt;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (!isDevice(Construct->getType()) &&
+        !isTensorOptions(Construct->getType()))
+      return std::nullopt;
+    if (Construct->getNumArgs() < 1)
+      return std::nullopt;
+    const Expr *First = Construct->getArg(0);
+    if (isTensorOptions(Construct->getType()) &&
+        !isDeviceLike(First->getType()))
+      return std::nullopt;
+    if (const StringLiteral *S = stringArgument(First))
+      return parseDeviceString(S->getString(), S);
+    std::optional<DeviceLiteral> L = asDeviceLiteral(First);
+    if (L && Construct->getNumArgs() >= 2 &&
+        !isa<CXXDefaultArgExpr>(Construct->getArg(1)) &&
+        !Construct->getArg(1)->isValueDependent()) {
+      Expr::EvalResult Index;
+      const ASTContext &Ctx = Construct->getConstructor()->getASTContext();
+      if (Construct->getArg(1)->EvaluateAsInt(Index, Ctx))
+        L->Index = static_cast<int>(Index.Val.getInt().getExtValue());
+    }
+    return L;
+  }
+  return std::nullopt;
+}
+
+bool isScalarTensor(const Expr *E) {
+  E = ignoreWrappers(E);
+  auto ExplicitArgs = [](const CallExpr *Call) {
+    unsigned N = 0;
+    for (const Expr *Arg : Call->arguments())
+      if (!isa<CXXDefaultArgExpr>(Arg))
+        ++N;
+    return N;
+  };
+  if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (!isTensorMethod(MD))
+      return false;
+    llvm::StringRef Name = MD->getName();
+    bool Reduction =
+        llvm::StringSwitch<bool>(Name)
+            .Cases("sum", "mean", "max", "min", "norm", true)
+            .Cases("prod", "std", "var", "amax", "amin", true)
+            .Cases("median", "nansum", "nanmean", "all", "any", true)
+            .Default(false);
+    if (Reduction)
+      return ExplicitArgs(Member) == 0;
+    return false;
+  }
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(E)) {
+    llvm::StringRef Name = torchFunctionName(Call->getDirectCallee());
+    if (Name == "scalar_tensor")
+      return true;
+    if (Name == "tensor" && Call->getNumArgs() >= 1) {
+      QualType T = bareType(Call->getArg(0)->getType());
+      return !T.isNull() && T->isArithmeticType();
+    }
+  }
+  return false;
+}
+
+static const FunctionDecl *directCallee(const Expr *E) {
+  E = ignoreWrappers(E);
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(E))
+    return Call->getDirectCallee();
+  return nullptr;
+}
+
+bool isAvailabilityQuery(const Expr *E) {
+  const FunctionDecl *FD = directCallee(E);
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = FD->getName();
+  if (Name == "is_available" || Name == "hasCUDA") {
+    std::string Qualified = FD->getQualifiedNameAsString();
+    return Qualified == "torch::cuda::is_available" ||
+           Qualified == "at::cuda::is_available" ||
+           Qualified == "at::hasCUDA" || Qualified == "at::Context::hasCUDA";
+  }
+  return false;
+}
+
+static bool isDeviceCountQuery(const Expr *E) {
+  const FunctionDecl *FD = directCallee(E);
+  if (!FD || !FD->getDeclName().isIdentifier() ||
+      FD->getName() != "device_count")
+    return false;
+  std::string Qualified = FD->getQualifiedNameAsString();
+  return Qualified == "torch::cuda::device_count" ||
+         Qualified == "at::cuda::device_count" ||
+         Qualified == "c10::cuda::device_count";
+}
+
+/// `A && B` holds only when both do, and fails when either fails.
+static Availability availabilityOfAnd(const Availability &A,
+                                      const Availability &B) {
+  Availability R;
+  R.TrueMeansAvailable = A.TrueMeansAvailable || B.TrueMeansAvailable;
+  R.TrueMeansUnavailable = A.TrueMeansUnavailable || B.TrueMeansUnavailable;
+  R.FalseMeansAvailable = A.FalseMeansAvailable && B.FalseMeansAvailable;
+  R.FalseMeansUnavailable = A.FalseMeansUnavailable && B.FalseMeansUnavailable;
+  return R;
+}
+
+static std::optional<llvm::APSInt> integerConstant(const Expr *E) {
+  const Expr *Bare = ignoreWrappers(E);
+  if (const auto *Int = dyn_cast_or_null<IntegerLiteral>(Bare))
+    return llvm::APSInt(Int->getValue(), /*isUnsigned=*/false);
+  return std::nullopt;
+}
+
+static Availability availabilityOf(const Expr *Cond, unsigned Depth) {
+  Availability Exact{true, false, false, true};
+  Availability None;
+  if (!Cond || Depth > 8)
+    return None;
+  const Expr *E = ignoreWrappers(Cond);
+  if (!E)
+    return None;
+  if (isAvailabilityQuery(E))
+    return Exact;
+  if (isDeviceCountQuery(E)) // used as a bool: non-zero means available
+    return Exact;
+  if (const auto *Not = dyn_cast<UnaryOperator>(E))
+    if (Not->getOpcode() == UO_LNot)
+      return availabilityOf(Not->getSubExpr(), Depth + 1).negated();
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    // __builtin_expect(cond, 0), as C10_UNLIKELY and TORCH_CHECK expand to.
+    if (Call->getBuiltinCallee() == Builtin::BI__builtin_expect &&
+        Call->getNumArgs() >= 1)
+      return availabilityOf(Call->getArg(0), Depth + 1);
+  }
+  if (const auto *Cast = dyn_cast<CXXStaticCastExpr>(E))
+    return availabilityOf(Cast->getSubExpr(), Depth + 1);
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    if (Binary->getOpcode() == BO_LAnd || Binary->getOpcode() == BO_LOr) {
+      Availability L = availabilityOf(Binary->getLHS(), Depth + 1);
+      Availability R = availabilityOf(Binary->getRHS(), Depth + 1);
+      if (Binary->getOpcode() == BO_LOr) // De Morgan
+        return availabilityOfAnd(L.negated(), R.negated()).negated();
+      return availabilityOfAnd(L, R);
+    }
+    if (!Binary->isComparisonOp())
+      return None;
+    const Expr *Count = nullptr;
+    std::optional<llvm::APSInt> Bound;
+    BinaryOperatorKind Op = Binary->getOpcode();
+    if (isDeviceCountQuery(Binary->getLHS())) {
+      Count = Binary->getLHS();
+      Bound = integerConstant(Binary->getRHS());
+    } else if (isDeviceCountQuery(Binary->getRHS())) {
+      Count = Binary->getRHS();
+      Bound = integerConstant(Binary->getLHS());
+      Op = BinaryOperator::reverseComparisonOp(Op);
+    }
+    if (Count && Bound) {
+      int64_t N = Bound->getExtValue();
+      if ((Op == BO_GT && N == 0) || (Op == BO_GE && N == 1) ||
+          (Op == BO_NE && N == 0))
+        return Exact;
+      if ((Op == BO_EQ && N == 0) || (Op == BO_LT && N == 1) ||
+          (Op == BO_LE && N == 0))
+        return Exact.negated();
+    }
+    return None;
+  }
+  // A bool that holds the answer: `auto cuda = torch::cuda::is_available();`.
+  // It is taken to keep its initial value, as such flags do.
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      if (Var->getType()->isBooleanType() && Var->hasInit() &&
+          !Var->getType()->isReferenceType())
+        return availabilityOf(Var->getInit(), Depth + 1);
+  return None;
+}
+
+Availability availabilityOf(const Expr *Cond) {
+  return availabilityOf(Cond, 0);
+}
+
+std::string sourceText(const Expr *E, const ASTContext &Ctx) {
+  if (!E)
+    return "";
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(E->getSourceRange()), SM,
+      Ctx.getLangOpts());
+  if (Range.isInvalid())
+    return "";
+  return Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+}
+
+std::optional<bool> constantBool(const Expr *E, const ASTContext &Ctx) {
+  if (!E || E->isValueDependent())
+    return std::nullopt;
+  bool Value = false;
+  if (E->EvaluateAsBooleanCondition(Value, Ctx))
+    return Value;
+  return std::nullopt;
+}
+
+const Expr *firstModuleCall(const Stmt *S) {
+  if (!S)
+    return nullptr;
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (isModuleCall(E))
+      return E;
+  for (const Stmt *Child : S->children())
+    if (const Expr *Found = firstModuleCall(Child))
+      return Found;
+  return nullptr;
+}
+
+} // namespace torchlint::api

@@ -1,0 +1,160 @@
+//===--- TorchApi.h - What libtorch's C++ API looks like in the AST -*- C++
+//-*-//
+//
+// Rules and analyses recognise libtorch through stable qualified names and
+// signatures (at::Tensor, c10::Device, torch::nn::Module, ...), never through
+// header internals, so that libtorch 1.13 and 2.x are both understood.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_API_TORCHAPI_H
+#define TORCHLINT_API_TORCHAPI_H
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Type.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace torchlint::api {
+
+enum class DeviceKind : unsigned char { Unknown, CPU, CUDA, Other };
+
+const char *deviceKindName(DeviceKind Kind);
+
+/// A device written out in the source: torch::kCUDA, c10::DeviceType::CPU,
+/// torch::Device("cuda:1"), torch::Device(torch::kCUDA, 0).
+struct DeviceLiteral {
+  DeviceKind Kind = DeviceKind::Unknown;
+  int Index = -1;
+  /// The expression that names the kind: the kCUDA reference, the string.
+  const clang::Expr *Spelling = nullptr;
+};
+
+/// Strips implicit casts, parentheses, temporaries, cleanups and copy or move
+/// constructions that do not change a value.
+const clang::Expr *ignoreWrappers(const clang::Expr *E);
+
+/// Strips references, cv-qualifiers and sugar.
+clang::QualType bareType(clang::QualType T);
+
+bool isTensor(clang::QualType T);
+bool isTensorOptions(clang::QualType T);
+bool isDevice(clang::QualType T);
+bool isDeviceType(clang::QualType T);
+bool isScalarType(clang::QualType T);
+/// Device, DeviceType or TensorOptions: anything that names a device.
+bool isDeviceLike(clang::QualType T);
+
+bool isModuleClass(const clang::CXXRecordDecl *RD);
+/// The torch::nn::Module subclass that a value of type T gives access to: a
+/// ModuleHolder (torch::nn::Linear, TORCH_MODULE types), a shared_ptr to a
+/// module, the module itself, a pointer or reference to it. Null otherwise.
+const clang::CXXRecordDecl *moduleClassOf(clang::QualType T);
+/// Loss modules (CrossEntropyLoss, NLLLoss, MSELoss, ...) own no parameters.
+bool isLossModule(const clang::CXXRecordDecl *Impl);
+/// A module with no parameters or buffers (a loss, an activation, dropout,
+/// pooling, or a user module that registers none): it runs wherever its
+/// inputs are, so it has no device of its own.
+bool isParameterFree(const clang::CXXRecordDecl *Impl);
+
+/// The data loader's dataset (found in the loader type's template arguments)
+/// is a user class that handles devices or pinning itself: its batches may
+/// already be on the GPU, or in pinned memory.
+bool datasetHandlesDevices(clang::QualType LoaderType);
+
+/// torch::data::Example, an iterator of a data loader, a vector of examples
+/// or a data loader itself: values that come out of a data loader.
+bool isDataLoaderValue(clang::QualType T);
+bool isExample(clang::QualType T);
+
+/// The declaration is in one of libtorch's namespaces (torch, at, c10).
+bool isInTorchNamespace(const clang::Decl *D);
+/// The function's name in libtorch, or empty if it is not libtorch's.
+llvm::StringRef torchFunctionName(const clang::FunctionDecl *FD);
+
+bool isFactoryFunction(const clang::FunctionDecl *FD);
+bool isLikeFactory(const clang::FunctionDecl *FD);
+bool isLossFunction(const clang::FunctionDecl *FD);
+
+/// The method is declared by at::Tensor (or at::TensorBase) with this name.
+bool isTensorMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name = "");
+/// The method is torch::nn::Module::to.
+bool isModuleTo(const clang::CXXMethodDecl *MD);
+/// The method is torch::nn::Module's, with this name ("train", "eval").
+bool isModuleMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name);
+/// The name of the dtype a ScalarType constant names (torch::kHalf,
+/// at::kFloat16, c10::ScalarType::BFloat16) as the recipes write it: "float16",
+/// "bfloat16", ...; empty when E is not such a constant.
+std::string scalarTypeName(const clang::Expr *E);
+
+/// Autograd's backward pass: tensor.backward(), torch::autograd::backward()
+/// or torch::autograd::grad().
+bool isBackwardCall(const clang::CallExpr *Call);
+/// An optimizer's (or a learning-rate scheduler's) step() or zero_grad().
+bool isOptimizerCall(const clang::CallExpr *Call);
+/// `model` for `model->`, which holders and shared_ptrs are accessed through.
+const clang::Expr *withoutArrow(const clang::Expr *E);
+/// A call that runs a module: module->forward(...), module(...).
+bool isModuleCall(const clang::Expr *E);
+/// The first module call in S, in source order (lambdas included), or null.
+const clang::Expr *firstModuleCall(const clang::Stmt *S);
+/// The expression of the module that a module call runs, or null.
+const clang::Expr *calledModule(const clang::Expr *Call);
+/// The index of a module call's first input among its arguments: 1 for
+/// `module(x)`, where the module is argument 0; 0 for `module->forward(x)`.
+unsigned moduleInputIndex(const clang::Expr *ModuleCall);
+/// A module call's first input, or null when it has none.
+const clang::Expr *moduleInput(const clang::Expr *ModuleCall);
+
+std::optional<DeviceLiteral> asDeviceLiteral(const clang::Expr *E);
+
+/// A zero-dimensional tensor as written: a full reduction (x.sum(),
+/// x.mean()), torch::tensor(3.0), torch::scalar_tensor(1). PyTorch lets a CPU
+/// scalar tensor meet a GPU tensor in arithmetic.
+bool isScalarTensor(const clang::Expr *E);
+
+/// What a condition says about CUDA being available when it holds, and when
+/// it does not. torch::cuda::is_available() says both; `use_gpu &&
+/// torch::cuda::is_available()` only that it is available when it holds.
+struct Availability {
+  bool TrueMeansAvailable = false;
+  bool TrueMeansUnavailable = false;
+  bool FalseMeansAvailable = false;
+  bool FalseMeansUnavailable = false;
+
+  Availability negated() const {
+    return {FalseMeansAvailable, FalseMeansUnavailable, TrueMeansAvailable,
+            TrueMeansUnavailable};
+  }
+  /// Whether the branch taken when the condition is Value can run on a
+  /// machine where CUDA is (or is not) available.
+  bool branchPossible(bool Value, bool CudaAvailable) const {
+    if (Value)
+      return CudaAvailable ? !TrueMeansUnavailable : !TrueMeansAvailable;
+    return CudaAvailable ? !FalseMeansUnavailable : !FalseMeansAvailable;
+  }
+};
+
+/// Reads torch::cuda::is_available(), device_count() > 0 (and their
+/// negations, conjunctions and disjunctions, through __builtin_expect as
+/// TORCH_CHECK expands, and through a bool initialised from them).
+Availability availabilityOf(const clang::Expr *Cond);
+
+/// The call is torch::cuda::is_available() or an equivalent query.
+bool isAvailabilityQuery(const clang::Expr *E);
+
+/// The value of a constant boolean expression (true, false, a constexpr).
+std::optional<bool> constantBool(const clang::Expr *E,
+                                 const clang::ASTContext &Ctx);
+
+/// Source text of an expression, as written (after macro expansion to file
+/// locations); empty when it cannot be retrieved.
+std::string sourceText(const clang::Expr *E, const clang::ASTContext &Ctx);
+
+} // namespace torchlint::api
+
+#endif // TORCHLINT_API_TORCHAPI_H

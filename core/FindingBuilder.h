@@ -1,0 +1,76 @@
+//===--- FindingBuilder.h - One finding, from clang locations ---*- C++ -*-===//
+//
+// Rules report through a builder that resolves clang locations to files,
+// offsets, lines and columns at once, so that a finding outlives the AST, and
+// that keeps the fix-its of a finding all or nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_CORE_FINDINGBUILDER_H
+#define TORCHLINT_CORE_FINDINGBUILDER_H
+
+#include "core/Finding.h"
+#include "core/RuleInfo.h"
+#include "core/UserCode.h"
+
+#include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+
+namespace clang {
+class ASTContext;
+} // namespace clang
+
+namespace torchlint {
+
+/// Receives the findings of one translation unit.
+class FindingSink {
+public:
+  virtual ~FindingSink();
+  virtual void consume(Finding F) = 0;
+};
+
+/// Builds one finding from clang locations and hands it to the sink when it
+/// goes out of scope, like clang's DiagnosticBuilder. Locations inside macros
+/// are reported at their expansion; fix-its touching a macro are withheld, all
+/// of them, since half a fix is worse than none.
+class FindingBuilder {
+public:
+  FindingBuilder(const UserCode &Code, FindingSink &Sink,
+                 clang::ASTContext &Ctx, const RuleInfo &Info,
+                 clang::SourceRange Range, const llvm::Twine &Message);
+  FindingBuilder(FindingBuilder &&Other) noexcept;
+  FindingBuilder(const FindingBuilder &) = delete;
+  ~FindingBuilder();
+
+  FindingBuilder &level(Level L);
+  FindingBuilder &note(clang::SourceRange Range, const llvm::Twine &Message);
+  FindingBuilder &flowStep(clang::SourceRange Range,
+                           const llvm::Twine &Message);
+  FindingBuilder &insertAfter(clang::SourceLocation TokenLoc,
+                              llvm::StringRef Text);
+  FindingBuilder &insertBefore(clang::SourceLocation Loc, llvm::StringRef Text);
+  /// Adds Line (with its indentation) as a line of its own after the token
+  /// at TokenLoc: after the comment that ends the token's line, if any, so
+  /// that the comment stays where it was; right after the token when code
+  /// follows it on its line.
+  FindingBuilder &insertLineAfter(clang::SourceLocation TokenLoc,
+                                  llvm::StringRef Line);
+  FindingBuilder &replace(clang::SourceRange TokenRange, llvm::StringRef Text);
+  FindingBuilder &remove(clang::CharSourceRange Range);
+  FindingBuilder &recipe(nlohmann::json Recipe);
+
+private:
+  void addFix(clang::CharSourceRange Range, llvm::StringRef Text);
+
+  const UserCode *Code;
+  FindingSink *Sink;
+  clang::ASTContext *Ctx;
+  bool Reported;
+  bool FixWithheld = false;
+  Finding F;
+};
+
+} // namespace torchlint
+
+#endif // TORCHLINT_CORE_FINDINGBUILDER_H

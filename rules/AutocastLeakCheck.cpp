@@ -1,0 +1,290 @@
+#include "rules/AutocastLeakCheck.h"
+
+#include "analysis/DeviceFlow.h"
+#include "api/ModuleCallMatchers.h"
+#include "api/TorchApi.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <deque>
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchlint {
+
+using autocast::Action;
+using autocast::AutocastCall;
+
+const RuleInfo AutocastLeakCheck::Info = {
+    "torch-autocast-leak",
+    "AutocastLeak",
+    "autocast stays on along some path out of the code that turned it on",
+    Level::Warning,
+    /*OffersFixIts=*/false,
+    "correctness,mixed-precision,libtorch",
+    "high",
+};
+
+namespace {
+const char *deviceWord(api::DeviceKind Device) {
+  return Device == api::DeviceKind::CUDA ? "CUDA" : "CPU";
+}
+
+bool isLeavingStatement(const Stmt *S) {
+  return isa<ReturnStmt>(S) || isa<CXXThrowExpr>(S) || isa<BreakStmt>(S) ||
+         isa<ContinueStmt>(S);
+}
+
+/// Some statement under Root satisfies Match.
+template <typename Predicate> bool contains(const Stmt *Root, Predicate Match) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    Predicate &Match;
+    bool Found = false;
+    explicit Finder(Predicate &Match) : Match(Match) {}
+    bool VisitStmt(Stmt *S) {
+      Found = Found || Match(S);
+      return !Found;
+    }
+  } F(Match);
+  F.TraverseStmt(const_cast<Stmt *>(Root));
+  return F.Found;
+}
+} // namespace
+
+void AutocastLeakCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(hasAnyName("set_enabled", "set_cpu_enabled",
+                                              "set_autocast_enabled"))))
+          .bind("autocast"),
+      this);
+  matchModuleCalls(Finder, this);
+}
+
+void AutocastLeakCheck::check(const MatchFinder::MatchResult &Result) {
+  Ctx = Result.Context;
+  DeviceFlow &Flow = context().deviceFlow(*Ctx);
+  if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
+    if (api::calledModule(Call))
+      ModuleCalls.push_back({Call, Flow.enclosingFunction(Call)});
+    return;
+  }
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("autocast");
+  std::optional<AutocastCall> Read = autocast::classify(Call, *Ctx);
+  if (Read && Read->isSwitch() && Read->Device != api::DeviceKind::Unknown)
+    if (const FunctionDecl *Function = Flow.enclosingFunction(Call))
+      Calls.push_back({*Read, Function});
+}
+
+bool AutocastLeakCheck::isSwitchOff(const Stmt *S, const Located &On) const {
+  return llvm::any_of(Calls, [&](const Located &Off) {
+    return Off.Read.Call == S && Off.Function == On.Function &&
+           Off.Read.Device == On.Read.Device &&
+           (Off.Read.What == Action::Disable ||
+            Off.Read.What == Action::SetFromValue);
+  });
+}
+
+std::vector<const Stmt *>
+AutocastLeakCheck::leavingStatements(const Located &On, const FunctionCfg &Cfg,
+                                     bool &Exits) const {
+  const CFG &Graph = *Cfg.Graph;
+  std::vector<const CFGBlock *> Blocks(Graph.getNumBlockIDs());
+  for (const CFGBlock *B : Graph)
+    Blocks[B->getBlockID()] = B;
+  // Walks the blocks from an element on, stopping at switch-offs; returns
+  // whether the function's exit is reached, and gathers the statements that
+  // leave on the way.
+  // A statement that leaves, and where: the element, or the block's
+  // terminator (break, continue) when Element is the block's size.
+  struct Candidate {
+    const Stmt *S;
+    unsigned Block;
+    unsigned Element;
+  };
+  auto Walk = [&](unsigned Block, unsigned Element,
+                  std::vector<Candidate> *Leaving) {
+    std::vector<bool> Seen(Graph.getNumBlockIDs());
+    std::deque<std::pair<unsigned, unsigned>> Work{{Block, Element}};
+    bool ReachedExit = false;
+    while (!Work.empty()) {
+      auto [Id, From] = Work.front();
+      Work.pop_front();
+      const CFGBlock *B = Blocks[Id];
+      if (!B)
+        continue;
+      if (B == &Graph.getExit()) {
+        ReachedExit = true;
+        continue;
+      }
+      bool Blocked = false;
+      for (unsigned I = From; I < B->size() && !Blocked; ++I) {
+        std::optional<CFGStmt> S = (*B)[I].getAs<CFGStmt>();
+        if (!S)
+          continue;
+        if (isSwitchOff(S->getStmt(), On))
+          Blocked = true;
+        else if (Leaving && isLeavingStatement(S->getStmt()))
+          Leaving->push_back({S->getStmt(), Id, I});
+      }
+      if (Blocked)
+        continue;
+      if (const Stmt *Jump = B->getTerminatorStmt();
+          Leaving && Jump && isLeavingStatement(Jump))
+        Leaving->push_back({Jump, Id, static_cast<unsigned>(B->size())});
+      for (const CFGBlock *Succ : B->succs())
+        if (Succ && !Seen[Succ->getBlockID()]) {
+          Seen[Succ->getBlockID()] = true;
+          Work.push_back({Succ->getBlockID(), 0});
+        }
+    }
+    return ReachedExit;
+  };
+
+  std::vector<Candidate> Candidates;
+  std::optional<FunctionCfg::Place> Here = Cfg.placeOf(On.Read.Call, *Ctx);
+  Exits = Here && Walk(Here->Block, Here->Element + 1, &Candidates);
+  std::vector<const Stmt *> Leaving;
+  if (!Exits)
+    return Leaving;
+  // A statement leaves with autocast on when from there, too, the exit is
+  // reached without a switch-off (a continue may lead back to one).
+  for (const Candidate &C : Candidates) {
+    if (llvm::is_contained(Leaving, C.S))
+      continue;
+    const CFGBlock *B = Blocks[C.Block];
+    bool Out = false;
+    if (C.Element == B->size()) {
+      for (const CFGBlock *Succ : B->succs())
+        Out = Out || (Succ && Walk(Succ->getBlockID(), 0, nullptr));
+    } else {
+      Out = Walk(C.Block, C.Element + 1, nullptr);
+    }
+    if (Out)
+      Leaving.push_back(C.S);
+  }
+  const SourceManager &SM = Ctx->getSourceManager();
+  llvm::sort(Leaving, [&](const Stmt *A, const Stmt *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  return Leaving;
+}
+
+const CXXCatchStmt *
+AutocastLeakCheck::swallowingHandler(const Located &On) const {
+  const SourceManager &SM = Ctx->getSourceManager();
+  DynTypedNodeList Parents = Ctx->getParents(*On.Read.Call);
+  // The innermost try block whose body holds the switch-on.
+  const CXXTryStmt *Try = nullptr;
+  for (unsigned Steps = 0; !Parents.empty() && Steps < 64 && !Try; ++Steps) {
+    const DynTypedNode &Parent = Parents[0];
+    if (const auto *S = Parent.get<CXXTryStmt>())
+      Try = S;
+    else if (Parent.get<FunctionDecl>() || Parent.get<LambdaExpr>())
+      break;
+    Parents = Ctx->getParents(Parent);
+  }
+  if (!Try)
+    return nullptr;
+  // The forward pass runs in the try block after the switch-on, and the
+  // switch-off comes after it there.
+  auto After = [&](const Stmt *S) {
+    return SM.isBeforeInTranslationUnit(On.Read.Call->getBeginLoc(),
+                                        S->getBeginLoc());
+  };
+  bool Forward = llvm::any_of(ModuleCalls, [&](const auto &Module) {
+    return Module.second == On.Function && After(Module.first) &&
+           contains(Try->getTryBlock(),
+                    [&](const Stmt *S) { return S == Module.first; });
+  });
+  bool OffInTry = contains(Try->getTryBlock(), [&](const Stmt *S) {
+    return After(S) && isSwitchOff(S, On);
+  });
+  if (!Forward || !OffInTry)
+    return nullptr;
+  for (unsigned I = 0; I < Try->getNumHandlers(); ++I) {
+    const CXXCatchStmt *Handler = Try->getHandler(I);
+    bool Off = contains(Handler->getHandlerBlock(),
+                        [&](const Stmt *S) { return isSwitchOff(S, On); });
+    // A handler that rethrows hands the exception on: the leak is then the
+    // caller's to see.
+    bool Rethrows = contains(Handler->getHandlerBlock(), [](const Stmt *S) {
+      const auto *Throw = dyn_cast<CXXThrowExpr>(S);
+      return Throw && !Throw->getSubExpr();
+    });
+    if (!Off && !Rethrows)
+      return Handler;
+  }
+  return nullptr;
+}
+
+void AutocastLeakCheck::onEndOfTranslationUnit() {
+  if (Ctx) {
+    if (!Cfgs)
+      Cfgs = std::make_unique<FunctionCfgCache>(*Ctx);
+    llvm::DenseSet<const Stmt *> Reported;
+    for (const Located &On : Calls) {
+      if (On.Read.What != Action::Enable)
+        continue;
+      // Only a function that turns autocast off itself means to end the
+      // region there.
+      bool TurnsOff = llvm::any_of(Calls, [&](const Located &Off) {
+        return isSwitchOff(Off.Read.Call, On);
+      });
+      if (!TurnsOff)
+        continue;
+      std::string Device = deviceWord(On.Read.Device);
+      if (const CXXCatchStmt *Handler = swallowingHandler(On);
+          Handler && Reported.insert(Handler).second)
+        report(*Ctx, SourceRange(Handler->getCatchLoc()),
+               "an exception from the forward pass leaves " + Device +
+                   " autocast on: this handler catches it and goes on "
+                   "without turning autocast off, so what runs next runs "
+                   "under autocast; turn it off in the handler, or use a "
+                   "guard object that turns it off in its destructor")
+            .note(On.Read.Call->getSourceRange(), "autocast is turned on here");
+      const FunctionCfg *Cfg = Cfgs->get(On.Function);
+      if (!Cfg)
+        continue;
+      bool Exits = false;
+      std::vector<const Stmt *> Leaving = leavingStatements(On, *Cfg, Exits);
+      if (!Exits)
+        continue;
+      const Stmt *Where = Leaving.empty() ? On.Read.Call : Leaving.front();
+      if (!Reported.insert(Where).second)
+        continue;
+      FindingBuilder Finding =
+          Leaving.empty()
+              ? report(*Ctx, Where->getSourceRange(),
+                       Device + " autocast is turned on here but not turned "
+                                "off on every path out of the function, so "
+                                "what runs after it may run under autocast; "
+                                "use a guard object that turns it off in its "
+                                "destructor")
+              : report(*Ctx, Where->getSourceRange(),
+                       Device + " autocast stays on when control leaves "
+                                "here: it is turned off only on the other "
+                                "paths, so what runs next runs under "
+                                "autocast; turn it off before leaving, or use "
+                                "a guard object that turns it off in its "
+                                "destructor");
+      if (!Leaving.empty())
+        Finding.note(On.Read.Call->getSourceRange(),
+                     "autocast is turned on here");
+      for (size_t I = 1; I < Leaving.size(); ++I)
+        Finding.note(Leaving[I]->getSourceRange(),
+                     "control also leaves with autocast on here");
+    }
+  }
+  Calls.clear();
+  ModuleCalls.clear();
+  Cfgs.reset();
+}
+
+} // namespace torchlint

@@ -1,0 +1,104 @@
+#include "rules/AutocastWrongDeviceCheck.h"
+
+#include "common/Scenarios.h"
+
+#include "analysis/AutocastRegions.h"
+#include "analysis/DeviceFlow.h"
+#include "api/AutocastApi.h"
+#include "api/ModuleCallMatchers.h"
+#include "api/TorchApi.h"
+#include "recipe/WorkloadRecipe.h"
+#include "rules/DeviceNotes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchlint {
+
+using api::DeviceKind;
+
+const RuleInfo AutocastWrongDeviceCheck::Info = {
+    "torch-autocast-wrong-device",
+    "AutocastWrongDevice",
+    "autocast is on for a device the module does not run on",
+    Level::Error,
+    /*OffersFixIts=*/false,
+    "correctness,mixed-precision,gpu,libtorch",
+    "high",
+};
+
+namespace {
+/// Every place the module may be is Kind.
+bool onlyOn(const FactSet &Facts, DeviceKind Kind) {
+  return !Facts.empty() && llvm::all_of(Facts, [&](const DeviceFact &F) {
+    return F.Kind == Kind;
+  });
+}
+
+bool turnsOn(const std::optional<autocast::AutocastCall> &Switch) {
+  return Switch && Switch->What == autocast::Action::Enable;
+}
+} // namespace
+
+void AutocastWrongDeviceCheck::registerMatchers(MatchFinder *Finder) {
+  matchModuleCalls(Finder, this);
+}
+
+void AutocastWrongDeviceCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call");
+  const Expr *Module = api::calledModule(Call);
+  if (!Module)
+    return;
+  ASTContext &Ctx = *Result.Context;
+  std::optional<autocast::AutocastCall> Cuda =
+      autocast::switchBefore(Call, DeviceKind::CUDA, Ctx);
+  std::optional<autocast::AutocastCall> Cpu =
+      autocast::switchBefore(Call, DeviceKind::CPU, Ctx);
+  if (!turnsOn(Cuda) && !turnsOn(Cpu))
+    return;
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
+  FactSet Facts = Flow.devicesOf(Module);
+
+  const autocast::AutocastCall *On = nullptr;
+  std::string Message;
+  // The replay measures what the region was meant to give: the GPU for a
+  // model left on the CPU, mixed precision for one already there.
+  const char *Scenario = nullptr;
+  if (turnsOn(Cuda) && onlyOn(Facts, DeviceKind::CPU)) {
+    On = &*Cuda;
+    Scenario = scenario::HardcodedCpuDevice;
+    Message = "CUDA autocast is on, but the module it is meant for runs on "
+              "the CPU: autocast casts only the ops of the device it was "
+              "turned on for, so this region casts nothing and the model "
+              "runs in fp32; move the module and its inputs to the GPU, or "
+              "turn on CPU autocast instead";
+  } else if (turnsOn(Cpu) && !turnsOn(Cuda) &&
+             onlyOn(Facts, DeviceKind::CUDA)) {
+    On = &*Cpu;
+    Scenario = scenario::MissingMixedPrecision;
+    Message = "only CPU autocast is on, but the module it is meant for runs "
+              "on the GPU: autocast casts only the ops of the device it was "
+              "turned on for, so this region casts nothing and the model "
+              "runs in fp32; turn on CUDA autocast instead";
+  }
+  if (!On || !Reported.insert(On->Call).second)
+    return;
+  std::string Name = named("module", Module, Ctx);
+  FindingBuilder Finding = report(Ctx, On->Call->getSourceRange(), Message);
+  Finding.note(Call->getSourceRange(),
+               Name + " runs here, on " + deviceName(Facts.front()));
+  if (Facts.front().Origin || Facts.front().OriginDecl)
+    Finding.note(Facts.front().originRange(),
+                 explainFact(Facts.front(), Name, Ctx));
+  Finding.recipe(
+      {{"scenario", Scenario},
+       {"device", "cuda"},
+       {"module", recipe::describeModule(Module, nullptr, Ctx)},
+       {"input", recipe::describeInput(api::moduleInput(Call), Flow, Ctx)}});
+}
+
+} // namespace torchlint

@@ -1,0 +1,54 @@
+#include "rules/BackwardUnderAutocastCheck.h"
+
+#include "analysis/AutocastRegions.h"
+#include "api/AutocastApi.h"
+#include "api/TorchApi.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchlint {
+
+const RuleInfo BackwardUnderAutocastCheck::Info = {
+    "torch-backward-under-autocast",
+    "BackwardUnderAutocast",
+    "the backward pass runs while autocast is on",
+    Level::Warning,
+    /*OffersFixIts=*/false,
+    "mixed-precision,gpu,libtorch",
+    "high",
+};
+
+void BackwardUnderAutocastCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(hasAnyName("backward", "grad"))))
+          .bind("backward"),
+      this);
+}
+
+void BackwardUnderAutocastCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("backward");
+  if (!api::isBackwardCall(Call))
+    return;
+  ASTContext &Ctx = *Result.Context;
+  for (api::DeviceKind Device : {api::DeviceKind::CUDA, api::DeviceKind::CPU}) {
+    std::optional<autocast::AutocastCall> On =
+        autocast::switchBefore(Call, Device, Ctx);
+    if (!On || On->What != autocast::Action::Enable)
+      continue;
+    report(Ctx, Call->getSourceRange(),
+           llvm::Twine("the backward pass runs while ") +
+               (Device == api::DeviceKind::CUDA ? "CUDA" : "CPU") +
+               " autocast is on: each backward op already runs in the dtype "
+               "autocast chose for its forward op, and inside the region the "
+               "backward pass goes through autocast's casts again; turn "
+               "autocast off once the loss is computed, then call backward()")
+        .note(On->Call->getSourceRange(), "autocast is turned on here");
+    return;
+  }
+}
+
+} // namespace torchlint

@@ -1,0 +1,192 @@
+#include "rules/CudnnBenchmarkOffCheck.h"
+
+#include "common/Scenarios.h"
+
+#include "analysis/DeviceFlow.h"
+#include "analysis/EnclosingBlocks.h"
+#include "analysis/Loops.h"
+#include "analysis/ModuleLayers.h"
+#include "api/ModuleCallMatchers.h"
+#include "api/TorchApi.h"
+#include "recipe/WorkloadRecipe.h"
+#include "rules/DeviceNotes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchlint {
+
+const RuleInfo CudnnBenchmarkOffCheck::Info = {
+    "torch-cudnn-benchmark-off",
+    "CudnnBenchmarkOff",
+    "convolutions run on the GPU with cuDNN's autotuner off",
+    Level::Note,
+    /*OffersFixIts=*/true,
+    "performance,gpu,libtorch",
+    "medium",
+};
+
+namespace {
+/// A size argument reads a variable that is declared inside the loop that
+/// runs the call: the loop counter, or a value computed per iteration.
+bool sizeChangesPerIteration(const Expr *Size, const Stmt *Loop,
+                             const SourceManager &SM) {
+  if (!Size)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Size)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (Var && Var->isLocalVarDeclOrParm() && !isa<ParmVarDecl>(Var) &&
+        !Var->getType().isConstQualified() &&
+        SM.isPointWithin(Var->getLocation(), Loop->getBeginLoc(),
+                         Loop->getEndLoc()))
+      return true;
+  }
+  for (const Stmt *Child : Size->children())
+    if (sizeChangesPerIteration(dyn_cast_or_null<Expr>(Child), Loop, SM))
+      return true;
+  return false;
+}
+
+constexpr llvm::StringLiteral Enable =
+    "at::globalContext().setBenchmarkCuDNN(true);";
+} // namespace
+
+void CudnnBenchmarkOffCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("to")))).bind("moved"),
+      this);
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("setBenchmarkCuDNN"))))
+          .bind("setting"),
+      this);
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(hasAnyName("randn", "rand", "zeros", "ones",
+                                              "empty", "full", "randint"))))
+          .bind("sized"),
+      this);
+  Finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(
+                                           "view", "reshape", "narrow", "slice",
+                                           "resize_", "expand"))))
+                         .bind("sized"),
+                     this);
+  matchModuleCalls(Finder, this);
+}
+
+void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
+  Ctx = Result.Context;
+  const SourceManager &SM = Ctx->getSourceManager();
+  if (Result.Nodes.getNodeAs<CXXMemberCallExpr>("setting")) {
+    Decided = true;
+    return;
+  }
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("sized")) {
+    if (VaryingSizes)
+      return;
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+    if (Member ? !api::isTensorMethod(Member->getMethodDecl())
+               : !api::isFactoryFunction(Call->getDirectCallee()))
+      return;
+    const Stmt *Loop = enclosingLoop(Call, *Ctx);
+    if (!Loop)
+      return;
+    for (const Expr *Arg : Call->arguments())
+      if (!api::isTensorOptions(Arg->getType()) &&
+          sizeChangesPerIteration(Arg, Loop, SM)) {
+        VaryingSizes = Call;
+        return;
+      }
+    return;
+  }
+  if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
+    const Expr *Module = api::calledModule(Call);
+    if (FirstInput || !Module || !findLayer(Module, isConvolutionLayer))
+      return;
+    FirstInput = api::moduleInput(Call);
+    return;
+  }
+  const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("moved");
+  if (!api::isModuleTo(Call->getMethodDecl()) || Call->getNumArgs() < 1)
+    return;
+  DeviceFlow &Flow = context().deviceFlow(*Ctx);
+  if (Flow.inTemplatePattern(Call) || !Flow.reachable(Call))
+    return;
+  const Expr *Module = api::withoutArrow(Call->getImplicitObjectArgument());
+  if (!findLayer(Module, isConvolutionLayer))
+    return;
+  for (const DeviceFact &F : Flow.devicesOf(Call->getArg(0)))
+    if (F.Kind == api::DeviceKind::CUDA) {
+      const void *Choice = F.Symbol ? static_cast<const void *>(F.Symbol)
+                                    : Flow.enclosingFunction(Call);
+      if (Choices.insert(Choice).second)
+        Moves.push_back(Call);
+      return;
+    }
+}
+
+void CudnnBenchmarkOffCheck::onEndOfTranslationUnit() {
+  if (!Decided && !VaryingSizes && Ctx)
+    for (const CXXMemberCallExpr *Moved : Moves)
+      reportAt(Moved);
+  Moves.clear();
+  Choices.clear();
+  FirstInput = nullptr;
+  VaryingSizes = nullptr;
+  Decided = false;
+}
+
+void CudnnBenchmarkOffCheck::reportAt(const CXXMemberCallExpr *Moved) {
+  ASTContext &Ctx = *this->Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
+  const Expr *Module = api::withoutArrow(Moved->getImplicitObjectArgument());
+  FindingBuilder Finding = report(
+      Ctx, Moved->getSourceRange(),
+      quoted(Module, Ctx, "a module") +
+          " runs convolutions on the GPU with cuDNN's autotuner off: cuDNN "
+          "picks its algorithms by heuristics instead of timing them once "
+          "per input shape, which leaves speed on the table when input sizes "
+          "stay the same; call 'at::globalContext().setBenchmarkCuDNN(true)' "
+          "once after choosing the device (set it to false where "
+          "determinism matters, to say so)");
+
+  // Right after the device variable is declared, when it is a local of the
+  // same function; else just before the move.
+  const Stmt *After = nullptr;
+  for (const DeviceFact &F : Flow.devicesOf(Moved->getArg(0))) {
+    const auto *Var = dyn_cast_or_null<VarDecl>(F.Symbol);
+    if (F.Kind != api::DeviceKind::CUDA || !Var || !Var->isLocalVarDecl() ||
+        Flow.enclosingFunction(Moved) !=
+            dyn_cast<FunctionDecl>(Var->getDeclContext()))
+      continue;
+    DynTypedNodeList Parents = Ctx.getParents(*Var);
+    const auto *Decl = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+    if (Decl && statementInBlock(Decl, Ctx) == Decl) {
+      After = Decl;
+      Finding.note(Var->getSourceRange(), "the device is chosen here");
+    }
+    break;
+  }
+  if (After) {
+    Finding.insertLineAfter(After->getEndLoc(),
+                            indentationOf(After->getBeginLoc(), SM) +
+                                Enable.str());
+  } else if (const Stmt *Before = statementInBlock(Moved, Ctx);
+             Before && !Before->getBeginLoc().isMacroID()) {
+    Finding.insertBefore(Before->getBeginLoc(),
+                         Enable.str() + "\n" +
+                             indentationOf(Before->getBeginLoc(), SM));
+  }
+
+  Finding.recipe({{"scenario", scenario::CudnnBenchmarkOff},
+                  {"module", recipe::describeModule(Module, nullptr, Ctx)},
+                  {"input", recipe::describeInput(FirstInput, Flow, Ctx)}});
+}
+
+} // namespace torchlint

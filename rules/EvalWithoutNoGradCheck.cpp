@@ -1,0 +1,222 @@
+#include "rules/EvalWithoutNoGradCheck.h"
+
+#include "common/Scenarios.h"
+
+#include "analysis/DeviceFlow.h"
+#include "analysis/GradMode.h"
+#include "analysis/Loops.h"
+#include "api/TorchApi.h"
+#include "recipe/WorkloadRecipe.h"
+#include "rules/DeviceNotes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchlint {
+
+const RuleInfo EvalWithoutNoGradCheck::Info = {
+    "torch-eval-without-no-grad",
+    "EvalWithoutNoGrad",
+    "a module runs for evaluation or inference while autograd records",
+    Level::Warning,
+    /*OffersFixIts=*/true,
+    "performance,memory,libtorch",
+    "high",
+};
+
+namespace {
+class NameFinder : public RecursiveASTVisitor<NameFinder> {
+public:
+  explicit NameFinder(llvm::StringRef Name) : Name(Name) {}
+  bool VisitNamedDecl(NamedDecl *D) {
+    if (D->getDeclName().isIdentifier() && D->getName() == Name)
+      Found = true;
+    return !Found;
+  }
+  llvm::StringRef Name;
+  bool Found = false;
+};
+
+/// A name for the guard that nothing in the function uses yet.
+std::string guardName(const FunctionDecl *FD) {
+  for (const char *Name : {"no_grad", "no_grad_guard", "torchlint_no_grad"}) {
+    NameFinder Finder(Name);
+    Finder.TraverseDecl(const_cast<FunctionDecl *>(FD));
+    if (!Finder.Found)
+      return Name;
+  }
+  return "torchlint_no_grad_";
+}
+
+/// The indentation of the block's first statement, when it starts a line.
+std::optional<std::string> indentationIn(const CompoundStmt *Block,
+                                         const ASTContext &Ctx) {
+  if (Block->body_empty())
+    return std::nullopt;
+  SourceLocation First = Block->body_front()->getBeginLoc();
+  if (First.isMacroID())
+    return std::nullopt;
+  llvm::StringRef Prefix = textBeforeOnLine(First, Ctx.getSourceManager());
+  if (Prefix.find_first_not_of(" \t") != llvm::StringRef::npos)
+    return std::nullopt;
+  return Prefix.str();
+}
+
+/// The blocks around S in its function, outermost first.
+llvm::SmallVector<const CompoundStmt *, 8> enclosingBlocks(const Stmt *S,
+                                                           ASTContext &Ctx) {
+  llvm::SmallVector<const CompoundStmt *, 8> Blocks;
+  DynTypedNode Node = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 256; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      break;
+    Node = Parents[0];
+    const auto *Parent = Node.get<Stmt>();
+    if (!Parent) {
+      if (Node.get<VarDecl>())
+        continue;
+      break;
+    }
+    if (isa<LambdaExpr>(Parent))
+      break;
+    if (const auto *Block = dyn_cast<CompoundStmt>(Parent))
+      Blocks.push_back(Block);
+  }
+  std::reverse(Blocks.begin(), Blocks.end());
+  return Blocks;
+}
+
+/// The constant trip count of `for (...; i < N; ...)`, or null.
+nlohmann::json tripCount(const Stmt *Loop, ASTContext &Ctx) {
+  const auto *For = dyn_cast_or_null<ForStmt>(Loop);
+  const auto *Cond =
+      For ? dyn_cast_or_null<BinaryOperator>(For->getCond()) : nullptr;
+  if (!Cond || (Cond->getOpcode() != BO_LT && Cond->getOpcode() != BO_NE))
+    return nullptr;
+  return recipe::constantValue(Cond->getRHS(), Ctx);
+}
+} // namespace
+
+void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("call"), this);
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward")))).bind("call"),
+      this);
+}
+
+const CompoundStmt *EvalWithoutNoGradCheck::guardBlock(const Expr *Call,
+                                                       const FunctionDecl *FD,
+                                                       ASTContext &Ctx) {
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
+  for (const CompoundStmt *Block : enclosingBlocks(Call, Ctx))
+    if (!gradientUseIn(Block, Flow) && !trainingAfter(Block, {}, Ctx))
+      return Block;
+  return nullptr;
+}
+
+void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  const auto *Call = Result.Nodes.getNodeAs<Expr>("call");
+  const Expr *Module = api::calledModule(Call);
+  const CXXRecordDecl *Impl =
+      Module ? api::moduleClassOf(Module->getType()) : nullptr;
+  // A module without parameters records nothing once its inputs do not.
+  if (!Impl || api::isParameterFree(Impl))
+    return;
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
+  if (Flow.inTemplatePattern(Call) || !Flow.reachable(Call))
+    return;
+  const FunctionDecl *FD = Flow.enclosingFunction(Call);
+  if (!FD || !FD->getBody())
+    return;
+  // A module's own forward runs its submodules for whoever calls it.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+      MD && api::isModuleClass(MD->getParent()))
+    return;
+  // Off already, or deliberately on.
+  if (gradSettingAt(Call, Ctx).State != GradSetting::Default)
+    return;
+
+  std::optional<DeviceFlow::CallSite> Lambda = Flow.lambdaOrigin(FD);
+  ModeSwitch Mode = modeBefore(Call, FD, Ctx);
+  if (Mode.Call && !Mode.Evaluation)
+    return; // in training mode
+  if (Mode.Call) {
+    // Evaluation mode: nothing up to the next switch to training needs the
+    // graph, nor, in a loop, anything that runs before the call again.
+    const CXXMemberCallExpr *Training =
+        trainingAfter(FD->getBody(), Call->getEndLoc(), Ctx);
+    if (gradientUseIn(FD->getBody(), Flow, Call->getEndLoc(),
+                      Training ? Training->getBeginLoc() : SourceLocation()))
+      return;
+    if (const Stmt *Loop = enclosingLoop(Call, Ctx);
+        Loop && !trainingAfter(Loop, Call->getEndLoc(), Ctx)) {
+      const CXXMemberCallExpr *Earlier = trainingAfter(Loop, {}, Ctx);
+      if (gradientUseIn(Loop, Flow, {},
+                        Earlier ? Earlier->getBeginLoc() : Call->getBeginLoc()))
+        return;
+    }
+  } else {
+    // No mode is set: inference when nothing in the function trains, and
+    // the callers are all known.
+    if (Lambda || gradientUseIn(FD->getBody(), Flow) ||
+        trainingAfter(FD->getBody(), {}, Ctx))
+      return;
+  }
+  if (tensorsCanEscape(FD))
+    return; // a caller may run backward() on what it computes
+  if (Lambda) {
+    if (Lambda->Call &&
+        gradSettingAt(Lambda->Call, Ctx).State == GradSetting::Disabled)
+      return;
+  } else if (std::optional<bool> Callers = gradDisabledInCallers(FD, Flow);
+             Callers.value_or(!Mode.Call)) {
+    return;
+  }
+
+  const CompoundStmt *Block = guardBlock(Call, FD, Ctx);
+  if (!Reported.insert(Block ? static_cast<const void *>(Block) : FD).second)
+    return;
+
+  std::string Name = quoted(Module, Ctx, "the module");
+  std::string Guard = guardName(FD);
+  FindingBuilder Finding = report(
+      Ctx, Call->getSourceRange(),
+      Name + " runs forward " +
+          (Mode.Call ? "in evaluation mode" : "for inference") +
+          " while autograd records: every operation is recorded and every "
+          "intermediate activation kept for a backward pass that never "
+          "comes, costing time and memory; put 'torch::NoGradGuard " +
+          Guard + ";' (or 'c10::InferenceMode guard;') at the start of the " +
+          (Block && Block == FD->getBody() ? "function" : "block"));
+  if (Mode.Call)
+    Finding.note(Mode.Call->getSourceRange(),
+                 "the module is switched to evaluation mode here");
+  else
+    Finding.note(FD->getLocation(),
+                 "'" + FD->getNameAsString() +
+                     "' never runs backward() or steps an optimizer");
+  if (Block) {
+    std::optional<std::string> Indent = indentationIn(Block, Ctx);
+    if (Indent)
+      Finding.insertLineAfter(Block->getLBracLoc(),
+                              *Indent + "torch::NoGradGuard " + Guard + ";");
+  }
+
+  Finding.recipe(
+      {{"scenario", scenario::EvalWithoutNoGrad},
+       {"module", recipe::describeModule(Module, nullptr, Ctx)},
+       {"input", recipe::describeInput(api::moduleInput(Call), Flow, Ctx)},
+       {"batches", tripCount(enclosingLoop(Call, Ctx), Ctx)}});
+}
+
+} // namespace torchlint

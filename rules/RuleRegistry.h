@@ -1,0 +1,27 @@
+//===--- RuleRegistry.h - The one list of rules -----------------*- C++ -*-===//
+
+#ifndef TORCHLINT_RULES_RULEREGISTRY_H
+#define TORCHLINT_RULES_RULEREGISTRY_H
+
+#include "rules/Rule.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <memory>
+
+namespace torchlint {
+
+struct RuleEntry {
+  const RuleInfo &Info;
+  std::unique_ptr<Rule> (*Create)(AnalysisContext &Context);
+};
+
+/// Every rule, in the order of their ids.
+llvm::ArrayRef<RuleEntry> allRules();
+
+/// The rule with this id, or null.
+const RuleEntry *findRule(llvm::StringRef Id);
+
+} // namespace torchlint
+
+#endif // TORCHLINT_RULES_RULEREGISTRY_H

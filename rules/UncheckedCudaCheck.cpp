@@ -1,0 +1,115 @@
+#include "rules/UncheckedCudaCheck.h"
+
+#include "analysis/DeviceFlow.h"
+#include "api/TorchApi.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace torchlint {
+
+const RuleInfo UncheckedCudaCheck::Info = {
+    "torch-unchecked-cuda",
+    "UncheckedCuda",
+    "CUDA is used without checking that it is available",
+    Level::Warning,
+    /*OffersFixIts=*/false,
+    "portability,correctness,gpu,libtorch",
+    "high",
+};
+
+namespace {
+AST_MATCHER(CXXMethodDecl, isModuleToMethod) { return api::isModuleTo(&Node); }
+AST_MATCHER(FunctionDecl, isTensorFactory) {
+  return api::isFactoryFunction(&Node) || api::isLikeFactory(&Node);
+}
+AST_MATCHER(Expr, namesDevice) { return api::isDeviceLike(Node.getType()); }
+
+constexpr const char *Consequence =
+    " first; on a machine without a usable GPU, or with a CPU-only libtorch, "
+    "the program aborts here";
+} // namespace
+
+void UncheckedCudaCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("cuda"))),
+                        on(hasType(cxxRecordDecl(
+                            hasAnyName("::at::Tensor", "::at::TensorBase")))))
+          .bind("cuda-call"),
+      this);
+  // Where a device is used to move or allocate: module->to(d), x.to(d), and
+  // factories given a device.
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(isModuleToMethod())),
+                        hasArgument(0, expr(namesDevice()).bind("device")))
+          .bind("use"),
+      this);
+  Finder->addMatcher(
+      cxxMemberCallExpr(
+          callee(cxxMethodDecl(
+              hasName("to"),
+              ofClass(hasAnyName("::at::Tensor", "::at::TensorBase")))),
+          hasArgument(0, expr(namesDevice()).bind("device")))
+          .bind("use"),
+      this);
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(isTensorFactory())),
+               forEachArgumentWithParam(expr(namesDevice()).bind("device"),
+                                        parmVarDecl()))
+          .bind("use"),
+      this);
+}
+
+void UncheckedCudaCheck::check(const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  DeviceFlow &Flow = context().deviceFlowWithoutGpu(Ctx);
+  for (const auto &[Id, Node] : Result.Nodes.getMap())
+    if (Flow.inTemplatePattern(Node.get<Stmt>()))
+      return;
+
+  if (const auto *Call =
+          Result.Nodes.getNodeAs<CXXMemberCallExpr>("cuda-call")) {
+    if (!Flow.reachable(Call) || !Reported.insert(Call).second)
+      return;
+    const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());
+    SourceRange Range =
+        Member ? SourceRange(Member->getMemberLoc(), Call->getEndLoc())
+               : Call->getSourceRange();
+    report(Ctx, Range,
+           std::string("'.cuda()' is called without checking "
+                       "'torch::cuda::is_available()'") +
+               Consequence);
+    return;
+  }
+
+  const auto *Use = Result.Nodes.getNodeAs<Expr>("use");
+  const auto *Device = Result.Nodes.getNodeAs<Expr>("device");
+  if (!Use || !Device || isa<CXXDefaultArgExpr>(Device))
+    return;
+  for (const DeviceFact &F : Flow.devicesOf(Device)) {
+    if (F.Kind != api::DeviceKind::CUDA || !F.Literal)
+      continue;
+    // A .cuda() that feeds a device reports itself.
+    if (isa<CXXMemberCallExpr>(F.Literal))
+      continue;
+    if (!Reported.insert(F.Literal).second)
+      continue;
+    std::string Text = api::sourceText(F.Literal, Ctx);
+    if (Text.empty() || Text.size() > 40)
+      Text = "CUDA";
+    FindingBuilder Finding =
+        report(Ctx, F.Literal->getSourceRange(),
+               "'" + Text +
+                   "' is used without checking 'torch::cuda::is_available()'" +
+                   Consequence);
+    Finding.note(Use->getSourceRange(), "the GPU is used here");
+    Finding.flowStep(F.Literal->getSourceRange(), "the GPU is named here");
+    Finding.flowStep(Use->getSourceRange(), "and used here");
+  }
+}
+
+} // namespace torchlint
