@@ -21,8 +21,9 @@ class Stmt;
 namespace torchlint::autocast {
 
 /// The switch for Device in effect at S, from S's function: the latest
-/// statement before S, in a block that encloses S, that turns autocast for
-/// Device on or off. Nullopt when the function does not decide.
+/// statement before S, in a block that encloses S or in a plain `{ ... }`
+/// block before S in one, that turns autocast for Device on or off. Nullopt
+/// when the function does not decide.
 std::optional<AutocastCall> switchBefore(const clang::Stmt *S,
                                          api::DeviceKind Device,
                                          clang::ASTContext &Ctx);

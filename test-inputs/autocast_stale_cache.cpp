@@ -34,7 +34,7 @@ void one_step(Net &model, torch::optim::Optimizer &optimizer,
   optimizer.zero_grad();
   at::autocast::set_enabled(true);
   auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
-  at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
+  at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache [error] "CUDA autocast is turned off without 'at"
   loss.backward();
   optimizer.step();
 }
@@ -43,7 +43,7 @@ void training_loop(Net &model, torch::optim::Optimizer &optimizer,
                    torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling
+    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling [warning] "CUDA autocast computes in float16 in this training"
     auto output = model->forward(inputs(device));
     auto loss = torch::cross_entropy_loss(output, targets(device));
     at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
@@ -99,7 +99,7 @@ void nested_like_python(Net &model, torch::optim::Optimizer &optimizer,
 
 void ends_on_a_condition(Net &model, torch::Device device, bool last) {
   torch::NoGradGuard no_grad;
-  at::autocast::set_enabled(true); // expect: torch-autocast-leak
+  at::autocast::set_enabled(true); // expect: torch-autocast-leak [warning] "CUDA autocast is turned on here but not"
   auto output = model(inputs(device));
   if (last)
     at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
@@ -122,6 +122,20 @@ void bfloat16_step(Net &model, torch::optim::Optimizer &optimizer,
   at::autocast::set_enabled(true);
   auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
   at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
+  loss.backward();
+  optimizer.step();
+}
+
+void ends_in_an_inner_block(Net &model, torch::optim::Optimizer &optimizer,
+                            torch::Device device, bool log) {
+  optimizer.zero_grad();
+  at::autocast::set_enabled(true);
+  auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
+  {
+    at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
+    if (log)
+      std::cout << "step done\n";
+  }
   loss.backward();
   optimizer.step();
 }

@@ -34,7 +34,7 @@ void one_step(Net &model, torch::optim::Optimizer &optimizer,
   optimizer.zero_grad();
   at::autocast::set_enabled(true);
   auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
-  at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
+  at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache [error] "CUDA autocast is turned off without 'at"
   at::autocast::clear_cache();
   loss.backward();
   optimizer.step();
@@ -45,7 +45,7 @@ void training_loop(Net &model, torch::optim::Optimizer &optimizer,
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
     at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling
+    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling [warning] "CUDA autocast computes in float16 in this training"
     auto output = model->forward(inputs(device));
     auto loss = torch::cross_entropy_loss(output, targets(device));
     at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
@@ -106,7 +106,7 @@ void nested_like_python(Net &model, torch::optim::Optimizer &optimizer,
 
 void ends_on_a_condition(Net &model, torch::Device device, bool last) {
   torch::NoGradGuard no_grad;
-  at::autocast::set_enabled(true); // expect: torch-autocast-leak
+  at::autocast::set_enabled(true); // expect: torch-autocast-leak [warning] "CUDA autocast is turned on here but not"
   auto output = model(inputs(device));
   if (last)
     at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
@@ -132,6 +132,21 @@ void bfloat16_step(Net &model, torch::optim::Optimizer &optimizer,
   auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
   at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
   at::autocast::clear_cache();
+  loss.backward();
+  optimizer.step();
+}
+
+void ends_in_an_inner_block(Net &model, torch::optim::Optimizer &optimizer,
+                            torch::Device device, bool log) {
+  optimizer.zero_grad();
+  at::autocast::set_enabled(true);
+  auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
+  {
+    at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
+    at::autocast::clear_cache();
+    if (log)
+      std::cout << "step done\n";
+  }
   loss.backward();
   optimizer.step();
 }

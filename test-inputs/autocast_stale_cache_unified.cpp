@@ -1,4 +1,4 @@
-// torchlint-test: libtorch>=2
+// torchlint-test: libtorch>=2 twin-of autocast_stale_cache
 // torch-autocast-stale-cache with the names of libtorch 2.4 and later, which
 // take the device type: set_autocast_enabled(at::kCUDA, false) ends a CUDA
 // region, set_autocast_enabled(at::kCPU, false) a CPU one. The cases are

@@ -30,7 +30,7 @@ torch::Device gpu_or_cpu() {
 void model_never_moved() {
   torch::NoGradGuard no_grad;
   Net model;
-  at::autocast::set_enabled(true); // expect: torch-autocast-wrong-device
+  at::autocast::set_enabled(true); // expect: torch-autocast-wrong-device [error] "CUDA autocast is on, but the module it"
   auto out = model(torch::randn({32, 64}));
   at::autocast::set_enabled(false);
   at::autocast::clear_cache();
@@ -53,6 +53,16 @@ void sequential_on_the_cpu() {
                               torch::nn::Linear(128, 10));
   at::autocast::set_enabled(true); // expect: torch-autocast-wrong-device
   auto out = model->forward(torch::randn({32, 64}));
+  at::autocast::set_enabled(false);
+  at::autocast::clear_cache();
+  std::cout << out.sizes() << "\n";
+}
+
+void library_layer_never_moved() {
+  torch::NoGradGuard no_grad;
+  torch::nn::Linear layer(64, 10);
+  at::autocast::set_enabled(true); // expect: torch-autocast-wrong-device
+  auto out = layer(torch::randn({32, 64}));
   at::autocast::set_enabled(false);
   at::autocast::clear_cache();
   std::cout << out.sizes() << "\n";

@@ -56,7 +56,7 @@ void backward_in_the_region(Net &model, torch::optim::Optimizer &optimizer,
   optimizer.zero_grad();
   at::autocast::set_enabled(true);
   auto loss = loss_of(model, device);
-  loss.backward(); // expect: torch-backward-under-autocast
+  loss.backward(); // expect: torch-backward-under-autocast [warning] "the backward pass runs while CUDA autocast is"
   at::autocast::set_enabled(false);
   at::autocast::clear_cache();
   optimizer.step();
@@ -66,7 +66,7 @@ void training_loop(Net &model, torch::optim::Optimizer &optimizer,
                    torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling
+    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling [warning] "CUDA autocast computes in float16 in this training"
     auto loss = loss_of(model, device);
     loss.backward(); // expect: torch-backward-under-autocast
     optimizer.step();
@@ -126,6 +126,19 @@ void cpu_autocast() {
                                         torch::randint(10, {32}));
   loss.backward(); // expect: torch-backward-under-autocast
   at::autocast::set_cpu_enabled(false);
+  optimizer.step();
+}
+
+void backward_in_an_inner_scope(Net &model, torch::optim::Optimizer &optimizer,
+                                torch::Device device) {
+  optimizer.zero_grad();
+  at::autocast::set_enabled(true);
+  {
+    auto loss = loss_of(model, device);
+    loss.backward(); // expect: torch-backward-under-autocast
+  }
+  at::autocast::set_enabled(false);
+  at::autocast::clear_cache();
   optimizer.step();
 }
 

@@ -1,4 +1,4 @@
-// torchlint-test: libtorch>=2
+// torchlint-test: libtorch>=2 twin-of backward_under_autocast
 // torch-backward-under-autocast with the names of libtorch 2.4 and later,
 // which take the device type: set_autocast_enabled(at::kCUDA, true) opens a
 // CUDA region, set_autocast_enabled(at::kCPU, true) a CPU one. The cases are

@@ -25,14 +25,14 @@ void holder_alias() {
   Net model;
   Net alias = model;
   model->to(device);
-  alias->forward(torch::randn({3, 4}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
+  alias->forward(torch::randn({3, 4}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved [note] "tensor created on the CPU by 'torch", torch-eval-without-no-grad [warning] "'alias' runs forward for inference while autograd records"
 }
 
 // Correct: the batch's tensor is moved in place, through a reference too.
 template <typename Loader>
 void member_moved_in_place(Net &model, torch::Device device, Loader &loader) {
   for (auto &batch : loader) {
-    batch.data = batch.data.to(device); // expect: torch-pageable-copy
+    batch.data = batch.data.to(device); // expect: torch-pageable-copy [warning] "'batch.data' is copied to the GPU from pageable"
     model->forward(batch.data);
   }
 }
@@ -63,9 +63,9 @@ void dataset_on_device() {
   torch::Device device = pick_device();
   torch::nn::Linear model(4, 2);
   model->to(device);
-  auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers
+  auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers [warning] "data loader has no worker threads (make_data_loader(dataset, batch_size)"
       DeviceDataset(device).map(torch::data::transforms::Stack<>()), torch::data::DataLoaderOptions(10).workers(4));
-  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
+  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
     auto out = model->forward(batch.data);
     torch::mse_loss(out, batch.target).backward();
   }
@@ -138,7 +138,7 @@ void accumulate_on_cpu() {
   model->to(device);
   torch::Tensor total = torch::zeros({2, 2});
   auto out = model->forward(torch::randn({2, 4}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
-  total += out; // expect: torch-device-mismatch
+  total += out; // expect: torch-device-mismatch [error] "'total' is on the CPU but 'out' is"
 }
 
 // A real mismatch whose device variable is out of scope: no fix-it.
@@ -153,7 +153,7 @@ void device_out_of_scope() {
 }
 
 // Hard-coded, but a constexpr cannot call is_available(): no fix-it.
-constexpr torch::DeviceType kTrainingDeviceType = torch::kCPU; // expect: torch-hardcoded-cpu-device
+constexpr torch::DeviceType kTrainingDeviceType = torch::kCPU; // expect: torch-hardcoded-cpu-device [warning] "module 'model' is placed on a hard-coded CPU"
 
 void constexpr_device() {
   torch::NoGradGuard no_grad;

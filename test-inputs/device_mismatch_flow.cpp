@@ -34,7 +34,7 @@ void model_moved_in_helper() {
   Net model;
   place_on(model, device);
   auto x = torch::randn({16, 784});
-  auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
+  auto y = model->forward(x); // expect: torch-device-mismatch [error] "input 'x' is on the CPU but module", torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
 }
 
 // The model is moved in a constructor and kept as a member; a method feeds
@@ -46,9 +46,9 @@ public:
   }
   void fit() {
     auto loader = make_loader();
-    for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
+    for (auto &batch : *loader) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
       auto output = model_->forward(batch.data); // expect: torch-device-mismatch
-      torch::nll_loss(output, batch.target.to(device_)).backward(); // expect: torch-pageable-copy
+      torch::nll_loss(output, batch.target.to(device_)).backward(); // expect: torch-pageable-copy [warning] "'batch.target' is copied to the GPU from pageable"
     }
   }
 
@@ -77,7 +77,7 @@ void input_moved_on_one_branch(bool augment) {
 void module_never_moved() {
   torch::Device device = pick_device();
   Net model;
-  auto x = torch::rand({8, 784}).to(device); // expect: torch-cpu-tensor-then-moved
+  auto x = torch::rand({8, 784}).to(device); // expect: torch-cpu-tensor-then-moved [note] "tensor created on the CPU by 'torch"
   auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 

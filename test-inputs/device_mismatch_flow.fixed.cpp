@@ -35,7 +35,7 @@ void model_moved_in_helper() {
   Net model;
   place_on(model, device);
   auto x = torch::randn({16, 784}, torch::TensorOptions().device(device));
-  auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
+  auto y = model->forward(x); // expect: torch-device-mismatch [error] "input 'x' is on the CPU but module", torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
 }
 
 // The model is moved in a constructor and kept as a member; a method feeds
@@ -47,9 +47,9 @@ public:
   }
   void fit() {
     auto loader = make_loader();
-    for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
+    for (auto &batch : *loader) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
       auto output = model_->forward(batch.data.to(device_)); // expect: torch-device-mismatch
-      torch::nll_loss(output, batch.target.to(device_)).backward(); // expect: torch-pageable-copy
+      torch::nll_loss(output, batch.target.to(device_)).backward(); // expect: torch-pageable-copy [warning] "'batch.target' is copied to the GPU from pageable"
     }
   }
 
@@ -80,7 +80,7 @@ void module_never_moved() {
   torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
-  auto x = torch::rand({8, 784}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
+  auto x = torch::rand({8, 784}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved [note] "tensor created on the CPU by 'torch"
   auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 

@@ -24,7 +24,7 @@ using MnistLoader = decltype(torch::data::make_data_loader(
     64));
 
 MnistLoader make_loader() {
-  return torch::data::make_data_loader( // expect: torch-dataloader-no-workers
+  return torch::data::make_data_loader( // expect: torch-dataloader-no-workers [note] "data loader has no worker threads (make_data_loader(dataset, batch_size)"
       torch::data::datasets::MNIST("data").map(
           torch::data::transforms::Stack<>()),
       64);
@@ -39,9 +39,9 @@ void loader_batch_not_moved() {
   model->to(device);
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   auto loader = make_loader();
-  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
+  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
     optimizer.zero_grad();
-    auto output = model->forward(batch.data); // expect: torch-device-mismatch
+    auto output = model->forward(batch.data); // expect: torch-device-mismatch [error] "input 'batch.data' is on the CPU but module"
     auto loss = torch::nll_loss(output, batch.target); // expect: torch-device-mismatch
     loss.backward();
     optimizer.step();
@@ -56,7 +56,7 @@ void target_not_moved() {
   model->to(device);
   auto loader = make_loader();
   for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
-    auto data = batch.data.to(device); // expect: torch-pageable-copy
+    auto data = batch.data.to(device); // expect: torch-pageable-copy [warning] "'batch.data' is copied to the GPU from pageable"
     auto output = model->forward(data);
     auto loss = torch::nn::functional::cross_entropy(output, batch.target); // expect: torch-device-mismatch
     loss.backward();
@@ -73,7 +73,7 @@ void loss_module_target_on_cpu() {
   model->to(device);
   torch::nn::MSELoss criterion;
   for (int step = 0; step < 100; ++step) { // expect: torch-missing-mixed-precision
-    auto input = torch::randn({32, 16}).to(device); // expect: torch-cpu-tensor-then-moved
+    auto input = torch::randn({32, 16}).to(device); // expect: torch-cpu-tensor-then-moved [warning] "tensor created on the CPU by 'torch"
     auto target = torch::randn({32, 1});
     auto loss = criterion(model->forward(input), target); // expect: torch-device-mismatch
     loss.backward();
@@ -106,7 +106,7 @@ void sequential_input_from_factory() {
   torch::nn::Sequential model(torch::nn::Linear(4, 4), torch::nn::Tanh());
   model->to(device);
   auto input = torch::ones({8, 4});
-  auto output = model->forward(input); // expect: torch-device-mismatch, torch-eval-without-no-grad
+  auto output = model->forward(input); // expect: torch-device-mismatch, torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
   std::cout << output.sum().item<float>() << "\n";
 }
 
@@ -154,7 +154,7 @@ void evaluation_moves_everything() {
     auto targets = batch.target.to(device); // expect: torch-pageable-copy
     auto output = model->forward(data);
     auto pred = output.argmax(1);
-    correct += pred.eq(targets).sum().template item<int64_t>(); // expect: torch-sync-in-loop
+    correct += pred.eq(targets).sum().template item<int64_t>(); // expect: torch-sync-in-loop [warning] "'pred.eq(targets).sum().item()' waits for the GPU on every iteration"
   }
   std::cout << "correct: " << correct << "\n";
 }

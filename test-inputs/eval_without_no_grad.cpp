@@ -33,7 +33,7 @@ void evaluate(Net &model) {
   model->eval();
   int64_t correct = 0;
   for (int batch = 0; batch < 100; ++batch) {
-    auto output = model->forward(images()); // expect: torch-eval-without-no-grad
+    auto output = model->forward(images()); // expect: torch-eval-without-no-grad [warning] "'model' runs forward in evaluation mode while autograd"
     correct += output.argmax(1).eq(labels()).sum().item<int64_t>();
   }
   std::cout << "accuracy " << correct / 3200.0 << "\n";

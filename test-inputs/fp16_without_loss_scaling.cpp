@@ -34,7 +34,7 @@ void default_dtype(Net &model, torch::optim::Optimizer &optimizer,
                    torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling
+    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling [warning] "CUDA autocast computes in float16 in this training"
     auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
     at::autocast::set_enabled(false);
     at::autocast::clear_cache();
@@ -111,7 +111,7 @@ void backward_in_the_region(Net &model, torch::optim::Optimizer &optimizer,
     optimizer.zero_grad();
     at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling
     auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
-    loss.backward(); // expect: torch-backward-under-autocast
+    loss.backward(); // expect: torch-backward-under-autocast [warning] "the backward pass runs while CUDA autocast is"
     at::autocast::set_enabled(false);
     at::autocast::clear_cache();
     optimizer.step();

@@ -1,4 +1,4 @@
-// torchlint-test: libtorch>=2
+// torchlint-test: libtorch>=2 twin-of fp16_without_loss_scaling
 // torch-fp16-without-loss-scaling with the names of libtorch 2.4 and later,
 // which take the device type: set_autocast_enabled(at::kCUDA, true) opens a
 // CUDA region, set_autocast_dtype(at::kCUDA, ...) chooses its dtype. The

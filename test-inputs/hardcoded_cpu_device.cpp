@@ -24,10 +24,10 @@ TORCH_MODULE(Net);
 torch::Tensor batch() { return torch::rand({16, 1, 28, 28}); }
 
 void device_variable_is_cpu() {
-  torch::Device device(torch::kCPU); // expect: torch-hardcoded-cpu-device
+  torch::Device device(torch::kCPU); // expect: torch-hardcoded-cpu-device [warning] "module 'model' is placed on a hard-coded CPU"
   Net model;
   model->to(device);
-  auto out = model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
+  auto out = model->forward(batch().to(device)); // expect: torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
 }
 
 void device_from_string() {
@@ -107,7 +107,7 @@ void chosen_by_availability() {
                              ? torch::Device(torch::kCUDA)
                              : torch::Device(torch::kCPU);
   Net model;
-  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->to(device); // expect: torch-cudnn-benchmark-off [note] "'model' runs convolutions on the GPU with cuDNN's"
   model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
@@ -133,7 +133,7 @@ void fallback_branch() {
 
 // Correct: the user chooses, the code does not hard-code.
 void user_choice(bool use_gpu) {
-  torch::Device device(use_gpu ? torch::kCUDA : torch::kCPU); // expect: torch-unchecked-cuda
+  torch::Device device(use_gpu ? torch::kCUDA : torch::kCPU); // expect: torch-unchecked-cuda [warning] "'torch"
   Net model;
   model->to(device); // expect: torch-cudnn-benchmark-off
   model->forward(batch().to(device)); // expect: torch-eval-without-no-grad

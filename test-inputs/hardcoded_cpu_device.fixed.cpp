@@ -25,10 +25,10 @@ torch::Tensor batch() { return torch::rand({16, 1, 28, 28}); }
 
 void device_variable_is_cpu() {
   torch::NoGradGuard no_grad;
-  torch::Device device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU); // expect: torch-hardcoded-cpu-device
+  torch::Device device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU); // expect: torch-hardcoded-cpu-device [warning] "module 'model' is placed on a hard-coded CPU"
   Net model;
   model->to(device);
-  auto out = model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
+  auto out = model->forward(batch().to(device)); // expect: torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
 }
 
 void device_from_string() {
@@ -118,7 +118,7 @@ void chosen_by_availability() {
                              : torch::Device(torch::kCPU);
   at::globalContext().setBenchmarkCuDNN(true);
   Net model;
-  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->to(device); // expect: torch-cudnn-benchmark-off [note] "'model' runs convolutions on the GPU with cuDNN's"
   model->forward(batch().to(device)); // expect: torch-eval-without-no-grad
 }
 
@@ -149,7 +149,7 @@ void fallback_branch() {
 // Correct: the user chooses, the code does not hard-code.
 void user_choice(bool use_gpu) {
   torch::NoGradGuard no_grad;
-  torch::Device device(use_gpu ? torch::kCUDA : torch::kCPU); // expect: torch-unchecked-cuda
+  torch::Device device(use_gpu ? torch::kCUDA : torch::kCPU); // expect: torch-unchecked-cuda [warning] "'torch"
   at::globalContext().setBenchmarkCuDNN(true);
   Net model;
   model->to(device); // expect: torch-cudnn-benchmark-off

@@ -74,7 +74,7 @@ void train_step(Mlp &model, torch::optim::Optimizer &optimizer,
 
 void linear_layers(Mlp &model, torch::optim::Optimizer &optimizer,
                    torch::Device device) {
-  for (int step = 0; step < 100; ++step) { // expect: torch-missing-mixed-precision
+  for (int step = 0; step < 100; ++step) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
     optimizer.zero_grad();
     auto loss = torch::cross_entropy_loss(
         model(torch::randn({32, 64}, device)), targets(device));
@@ -85,7 +85,7 @@ void linear_layers(Mlp &model, torch::optim::Optimizer &optimizer,
 
 void convolutions(torch::Device device) {
   ConvNet model;
-  model->to(device); // expect: torch-cudnn-benchmark-off
+  model->to(device); // expect: torch-cudnn-benchmark-off [note] "'model' runs convolutions on the GPU with cuDNN's"
   torch::optim::Adam optimizer(model->parameters());
   for (int step = 0; step < 100; ++step) { // expect: torch-missing-mixed-precision
     optimizer.zero_grad();

@@ -31,7 +31,7 @@ void designated_config(const Config &config) {
   torch::nn::Linear model(config.features, 1);
   model->to(device);
   auto x = torch::randn({config.batch, config.features});
-  auto y = model(x.to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad
+  auto y = model(x.to(device)); // expect: torch-device-mismatch [error] "input 'x' is on the CPU but module", torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
   auto z = model(x.to(device));
 }
 
@@ -64,7 +64,7 @@ void structured_bindings() {
 
 void unchecked_in_modern_code() {
   auto model = torch::nn::Linear(2, 2);
-  model->to(torch::Device{torch::kCUDA}); // expect: torch-unchecked-cuda
+  model->to(torch::Device{torch::kCUDA}); // expect: torch-unchecked-cuda [warning] "'torch"
 }
 
 int main() {

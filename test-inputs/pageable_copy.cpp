@@ -42,7 +42,7 @@ auto make_loader() {
 void read_features(torch::Tensor &features) { features.uniform_(); }
 
 torch::Tensor to_device(const torch::Tensor &host, torch::Device device) {
-  return host.to(device); // expect: torch-pageable-copy
+  return host.to(device); // expect: torch-pageable-copy [warning] "'host' is copied to the GPU from pageable"
 }
 
 void train(Classifier &model, torch::Device device) {
@@ -52,7 +52,7 @@ void train(Classifier &model, torch::Device device) {
   auto staging = torch::empty({64, 16});
   std::vector<float> host_buffer(64 * 16, 0.5f);
   for (int epoch = 0; epoch < 2; ++epoch) {
-    for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
+    for (auto &batch : *loader) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
       auto data = batch.data.to(device); // expect: torch-pageable-copy
       auto target = batch.target.to(device, /*non_blocking=*/true); // expect: torch-pageable-copy
       auto copy = batch.data.clone().to(device); // expect: torch-pageable-copy
@@ -107,7 +107,7 @@ void pinned_staging(Classifier &model, torch::Device device) {
   for (auto &batch : *loader) {
     pinned.copy_(batch.data);
     labels.copy_(batch.target);
-    model->forward(pinned.to(device, /*non_blocking=*/true)); // expect: torch-eval-without-no-grad
+    model->forward(pinned.to(device, /*non_blocking=*/true)); // expect: torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
     auto target = labels.to(device, /*non_blocking=*/true);
   }
 }
@@ -158,7 +158,7 @@ void host_only_device(Classifier &model) {
 
 void better_created_on_the_device(Classifier &model, torch::Device device) {
   for (int step = 0; step < 10; ++step)
-    model->forward(torch::randn({64, 16}).to(device)); // expect: torch-cpu-tensor-then-moved, torch-eval-without-no-grad
+    model->forward(torch::randn({64, 16}).to(device)); // expect: torch-cpu-tensor-then-moved [warning] "tensor created on the CPU by 'torch", torch-eval-without-no-grad
 }
 
 void model_output_moved(Classifier &model, torch::Device device) {

@@ -34,7 +34,7 @@ float train_step(torch::nn::Linear &model, torch::optim::SGD &optimizer,
   auto loss = torch::cross_entropy_loss(model(data), target);
   loss.backward();
   optimizer.step();
-  return loss.item<float>(); // expect: torch-sync-in-loop
+  return loss.item<float>(); // expect: torch-sync-in-loop [warning] "'loss.item()' waits for the GPU on every iteration"
 }
 
 void train(torch::nn::Linear &model, torch::Device device) {
@@ -42,8 +42,8 @@ void train(torch::nn::Linear &model, torch::Device device) {
   auto loader = make_loader();
   float running_loss = 0;
   double total = 0;
-  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision
-    auto data = batch.data.to(device); // expect: torch-pageable-copy
+  for (auto &batch : *loader) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
+    auto data = batch.data.to(device); // expect: torch-pageable-copy [warning] "'batch.data' is copied to the GPU from pageable"
     auto target = batch.target.to(device); // expect: torch-pageable-copy
     optimizer.zero_grad();
     auto output = model(data);
@@ -180,7 +180,7 @@ void cpu_only_program() {
 void not_a_training_loop(torch::nn::Linear &model, torch::Device device) {
   std::vector<torch::Tensor> outputs;
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
-  outputs.push_back(model(x).sum()); // expect: torch-eval-without-no-grad
+  outputs.push_back(model(x).sum()); // expect: torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
   for (const auto &output : outputs)
     std::cout << output.item<float>() << "\n";
 }

@@ -11,14 +11,14 @@ torch::nn::Linear make_model() { return torch::nn::Linear(32, 8); }
 
 void device_variable() {
   torch::NoGradGuard no_grad;
-  torch::Device device(torch::kCUDA); // expect: torch-unchecked-cuda
+  torch::Device device(torch::kCUDA); // expect: torch-unchecked-cuda [warning] "'torch"
   auto model = make_model();
   model->to(device);
-  model(torch::randn({4, 32}, torch::TensorOptions().device(device))); // expect: torch-eval-without-no-grad
+  model(torch::randn({4, 32}, torch::TensorOptions().device(device))); // expect: torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
 }
 
 void tensor_cuda_call() {
-  auto x = torch::randn({4, 32}, torch::TensorOptions().device(torch::kCUDA)); // expect: torch-unchecked-cuda, torch-cpu-tensor-then-moved
+  auto x = torch::randn({4, 32}, torch::TensorOptions().device(torch::kCUDA)); // expect: torch-unchecked-cuda, torch-cpu-tensor-then-moved [note] "tensor created on the CPU by 'torch"
   std::cout << x.sum().item<float>() << "\n";
 }
 

@@ -1,6 +1,8 @@
 #include "TestInputs.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
@@ -10,26 +12,115 @@ using nlohmann::json;
 
 namespace torchlint::test {
 
-std::multiset<LineRule> annotations(const std::string &Path) {
-  std::multiset<LineRule> Expected;
+namespace {
+/// Reads the items after `// expect:`; a comma inside a quoted text is text.
+std::vector<Expectation> parseExpectations(const std::string &Items,
+                                           unsigned Line,
+                                           const std::string &Path) {
+  auto Fail = [&](const std::string &Why) {
+    throw std::runtime_error(Path + ":" + std::to_string(Line) +
+                             ": bad annotation: " + Why);
+  };
+  std::vector<Expectation> Result;
+  size_t I = 0;
+  auto SkipSpace = [&] {
+    while (I < Items.size() &&
+           (Items[I] == ' ' || Items[I] == '\t' || Items[I] == '\r'))
+      ++I;
+  };
+  while (true) {
+    SkipSpace();
+    if (I == Items.size())
+      break;
+    Expectation E;
+    E.Line = Line;
+    while (I < Items.size() && (std::isalnum((unsigned char)Items[I]) ||
+                                Items[I] == '-' || Items[I] == '_'))
+      E.Rule += Items[I++];
+    if (E.Rule.empty())
+      Fail("expected a rule id at '" + Items.substr(I) + "'");
+    SkipSpace();
+    if (I < Items.size() && Items[I] == '[') {
+      size_t Close = Items.find(']', I);
+      if (Close == std::string::npos)
+        Fail("unclosed [level]");
+      E.Level = Items.substr(I + 1, Close - I - 1);
+      if (E.Level != "error" && E.Level != "warning" && E.Level != "note")
+        Fail("level '" + E.Level + "' is not error, warning or note");
+      I = Close + 1;
+      SkipSpace();
+    }
+    if (I < Items.size() && Items[I] == '"') {
+      size_t Close = Items.find('"', I + 1);
+      if (Close == std::string::npos)
+        Fail("unclosed \"message\"");
+      E.Text = Items.substr(I + 1, Close - I - 1);
+      I = Close + 1;
+      SkipSpace();
+    }
+    Result.push_back(std::move(E));
+    if (I == Items.size())
+      break;
+    if (Items[I] != ',')
+      Fail("expected ',' at '" + Items.substr(I) + "'");
+    ++I;
+  }
+  return Result;
+}
+} // namespace
+
+std::multiset<LineRule> Annotations::lineRules() const {
+  std::multiset<LineRule> Result;
+  for (const Expectation &E : Findings)
+    Result.insert({E.Line, E.Rule});
+  return Result;
+}
+
+Annotations readAnnotations(const std::string &Path) {
+  Annotations Result;
   std::istringstream In(readFile(Path));
   std::string Line;
   unsigned Number = 0;
   while (std::getline(In, Line)) {
     ++Number;
-    size_t At = Line.find("// expect:");
-    if (At == std::string::npos)
-      continue;
-    std::istringstream Rules(Line.substr(At + 10));
-    std::string Rule;
-    while (std::getline(Rules, Rule, ',')) {
-      Rule.erase(0, Rule.find_first_not_of(" \t"));
-      Rule.erase(Rule.find_last_not_of(" \t\r") + 1);
-      if (!Rule.empty())
-        Expected.insert({Number, Rule});
+    static const std::string Finding = "// expect:";
+    static const std::string Note = "// expect-note:";
+    if (size_t At = Line.find(Finding); At != std::string::npos) {
+      for (Expectation &E :
+           parseExpectations(Line.substr(At + Finding.size()), Number, Path))
+        Result.Findings.push_back(std::move(E));
+    } else if (size_t At = Line.find(Note); At != std::string::npos) {
+      std::string Text = Line.substr(At + Note.size());
+      size_t Open = Text.find('"');
+      size_t Close = Text.rfind('"');
+      if (Open == std::string::npos || Close == Open)
+        throw std::runtime_error(Path + ":" + std::to_string(Number) +
+                                 ": bad annotation: expect-note needs a "
+                                 "\"text\"");
+      Result.Notes.push_back({Number, Text.substr(Open + 1, Close - Open - 1)});
     }
   }
-  return Expected;
+  return Result;
+}
+
+std::multiset<LineRule> annotations(const std::string &Path) {
+  return readAnnotations(Path).lineRules();
+}
+
+std::string twinOf(const std::string &Program) {
+  std::istringstream In(readFile(programPath(Program)));
+  std::string Line;
+  static const std::string Mark = "// torchlint-test:";
+  while (std::getline(In, Line)) {
+    if (Line.rfind(Mark, 0) != 0)
+      continue;
+    std::istringstream Words(Line.substr(Mark.size()));
+    std::string Word;
+    while (Words >> Word)
+      if (Word == "twin-of" && Words >> Word)
+        return Word;
+  }
+  return "";
 }
 
 const std::vector<Generation> &generations() {
@@ -144,21 +235,69 @@ std::string databaseFor(const Generation &G,
   return Path;
 }
 
+std::string onlyRule() {
+  const char *Rule = std::getenv("TORCHLINT_SPEC_RULE");
+  return Rule ? Rule : "";
+}
+
 std::string cacheDirectory(const Generation &G) {
   static std::map<std::string, std::string> Directories;
   auto It = Directories.find(G.Name);
-  if (It == Directories.end())
-    It = Directories.emplace(G.Name, temporaryDirectory()).first;
+  if (It == Directories.end()) {
+    std::string Directory;
+    if (const char *Shared = std::getenv("TORCHLINT_SPEC_CACHE")) {
+      Directory = (fs::path(Shared) / G.Name).string();
+      fs::create_directories(Directory);
+    } else {
+      Directory = temporaryDirectory();
+    }
+    It = Directories.emplace(G.Name, Directory).first;
+  }
   return "--cache-dir=" + It->second;
 }
+
+namespace {
+/// The programs of G that name Rule in an annotation.
+std::vector<std::string> programsNaming(const Generation &G,
+                                        const std::string &Rule) {
+  std::vector<std::string> Names;
+  for (const std::string &Name : programs(G.Major))
+    for (const LineRule &Item : annotations(programPath(Name)))
+      if (Item.second == Rule) {
+        Names.push_back(Name);
+        break;
+      }
+  return Names;
+}
+} // namespace
 
 Analysis analyzeTestInputs(const Generation &G,
                            const std::string &Acceleration) {
   std::string Sarif = temporaryDirectory() + "/" + G.Name + ".sarif";
-  Analysis A =
-      analyze({"--format=json", "-j", "2", "--quiet", Acceleration,
-               "--export-sarif=" + Sarif,
-               std::string("--sarif-category=") + SarifCategory, G.Database});
+  std::vector<std::string> Args = {
+      "--format=json", "-j", "2", "--quiet", Acceleration,
+      "--export-sarif=" + Sarif,
+      std::string("--sarif-category=") + SarifCategory};
+  std::string Rule = onlyRule();
+  if (Rule.empty()) {
+    Args.push_back(G.Database);
+  } else {
+    Args.push_back("--checks=-*," + Rule);
+    // Each program's own entry, so that it is analyzed as in the full run.
+    std::string Directory = temporaryDirectory();
+    json Original = json::parse(readFile(G.Database));
+    json Subset = json::array();
+    std::vector<std::string> Names = programsNaming(G, Rule);
+    for (const json &Entry : Original)
+      if (std::find(Names.begin(), Names.end(),
+                    fs::path(Entry["file"].get<std::string>())
+                        .stem()
+                        .string()) != Names.end())
+        Subset.push_back(Entry);
+    writeFile(Directory + "/compile_commands.json", Subset.dump(1));
+    Args.push_back(Directory + "/compile_commands.json");
+  }
+  Analysis A = analyze(Args);
   A.Sarif = Sarif;
   return A;
 }

@@ -24,8 +24,39 @@ namespace torchlint::test {
 
 using LineRule = std::pair<unsigned, std::string>;
 
+/// One finding a line of a test-input expects:
+///   // expect: rule-id [level] "message substring", other-rule
+/// Level and text are optional; rules are separated by commas.
+struct Expectation {
+  unsigned Line = 0;
+  std::string Rule;
+  std::string Level;
+  std::string Text;
+};
+
+/// A note a line expects, of any finding: // expect-note: "text"
+struct NoteExpectation {
+  unsigned Line = 0;
+  std::string Text;
+};
+
+struct Annotations {
+  std::vector<Expectation> Findings;
+  std::vector<NoteExpectation> Notes;
+  /// The (line, rule) pairs of Findings.
+  std::multiset<LineRule> lineRules() const;
+};
+
+/// The annotations of a file; throws std::runtime_error naming the file and
+/// line of one that does not parse.
+Annotations readAnnotations(const std::string &Path);
+
 /// The `// expect:` annotations of a file: (line, rule) pairs.
 std::multiset<LineRule> annotations(const std::string &Path);
+
+/// The program a 2.4-API twin restates (`// torchlint-test: twin-of NAME`),
+/// empty when Program is no twin.
+std::string twinOf(const std::string &Program);
 
 /// A generation of libtorch headers and the test-inputs database configured
 /// against it.
@@ -75,7 +106,13 @@ std::string dataDatabase(const std::vector<std::string> &Files);
 /// The category the specification runs give their SARIF logs.
 inline constexpr const char *SarifCategory = "torchlint/test-inputs";
 
-/// "--cache-dir=DIR": the one cache of this test process's runs against G.
+/// The one rule the specification runs (TORCHLINT_SPEC_RULE, set by
+/// scripts/check-rule.sh), or empty for all of them. Then the analyzer runs
+/// with only that rule over only the programs that name it.
+std::string onlyRule();
+
+/// "--cache-dir=DIR": the one cache of this test process's runs against G
+/// (under TORCHLINT_SPEC_CACHE when set, so that runs share it).
 std::string cacheDirectory(const Generation &G);
 /// The CLI over every program of G with the given acceleration option (a
 /// --cache-dir, or --no-cache), also exporting a SARIF log.
