@@ -19,12 +19,9 @@ if ! "$build/bin/torchlint" --list-checks --checks="-*,$rule" 2>/dev/null |
   echo "check-rule: no rule '$rule' (torchlint --list-checks lists them)" >&2
   exit 2
 fi
-for generation in test-inputs test-inputs-libtorch2; do
-  if [[ ! -f "$build/$generation/compile_commands.json" ]]; then
-    ctest --test-dir "$build" -R "^configure_test_inputs" --output-on-failure \
-      >/dev/null
-    break
-  fi
-done
+# Configured anew each time (a fraction of a second), so that a program just
+# added to test-inputs/ is in the compilation databases.
+ctest --test-dir "$build" -R "^configure_test_inputs" --output-on-failure \
+  >/dev/null
 TORCHLINT_SPEC_RULE=$rule TORCHLINT_SPEC_CACHE=$build/check-rule-cache \
   exec "$build/tests/torchlint_e2e_tests" --gtest_filter='Programs/TestInput.*'

@@ -75,13 +75,14 @@ TEST_P(TestInput, FindingsMatchAnnotations) {
   ASSERT_FALSE(A.Output.is_discarded())
       << "torchlint did not print JSON (exit " << A.Run.ExitCode << "):\n"
       << A.Run.Stderr;
+  ASSERT_NE(readFile(G.Database).find("\"" + Path + "\""), std::string::npos)
+      << Path << " is missing from " << G.Database
+      << " (configure test-inputs/ again: ctest -R configure_test_inputs)";
   ASSERT_TRUE(A.Output["translationUnits"].get<int>() > 0);
   auto Failure = A.Failures.find(Path);
   ASSERT_TRUE(Failure == A.Failures.end())
       << Path << " was not analyzed against " << G.Name << ": "
       << Failure->second;
-  ASSERT_NE(readFile(G.Database).find("\"" + Path + "\""), std::string::npos)
-      << Path << " is missing from " << G.Database;
 
   std::multiset<LineRule> Expected = Spec.lineRules();
   std::multiset<LineRule> Actual;
