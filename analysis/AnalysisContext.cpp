@@ -1,5 +1,6 @@
 #include "analysis/AnalysisContext.h"
 
+#include "analysis/AutocastFlow.h"
 #include "analysis/DeviceFlow.h"
 
 using namespace clang;
@@ -22,6 +23,12 @@ DeviceFlow &AnalysisContext::deviceFlowWithoutGpu(ASTContext &Ctx) {
   if (!WithoutGpu || &WithoutGpu->astContext() != &Ctx)
     WithoutGpu = std::make_unique<DeviceFlow>(Ctx, Code, Machine::WithoutGpu);
   return *WithoutGpu;
+}
+
+AutocastFlow &AnalysisContext::autocastFlow(ASTContext &Ctx) {
+  if (!Autocast || &Autocast->astContext() != &Ctx)
+    Autocast = std::make_unique<AutocastFlow>(Ctx);
+  return *Autocast;
 }
 
 } // namespace torchlint

@@ -25,6 +25,7 @@ class ASTContext;
 
 namespace torchlint {
 
+class AutocastFlow;
 class DeviceFlow;
 
 /// Per translation unit: the shared analyses, the user-code filter and the
@@ -43,6 +44,8 @@ public:
   DeviceFlow &deviceFlow(clang::ASTContext &Ctx);
   /// The device flow of a run on a machine without one.
   DeviceFlow &deviceFlowWithoutGpu(clang::ASTContext &Ctx);
+  /// Whether autocast is on, path by path, in each function.
+  AutocastFlow &autocastFlow(clang::ASTContext &Ctx);
 
 private:
   const UserCode &Code;
@@ -50,6 +53,7 @@ private:
   const RuleOptions *Options;
   std::unique_ptr<DeviceFlow> WithGpu;
   std::unique_ptr<DeviceFlow> WithoutGpu;
+  std::unique_ptr<AutocastFlow> Autocast;
 };
 
 } // namespace torchlint

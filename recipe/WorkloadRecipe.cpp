@@ -1,6 +1,6 @@
 #include "recipe/WorkloadRecipe.h"
 
-#include "analysis/AutocastRegions.h"
+#include "analysis/AutocastFlow.h"
 #include "api/AutocastApi.h"
 #include "api/TorchApi.h"
 
@@ -54,13 +54,12 @@ json describeOptimizer(const Expr *StepCall) {
   return Class ? json(Class->getNameAsString()) : json();
 }
 
-json describeBackward(const CallExpr *Backward, ASTContext &Ctx) {
+json describeBackward(const CallExpr *Backward, AutocastFlow &Autocast) {
   if (!Backward)
     return nullptr;
-  std::optional<autocast::AutocastCall> Switch =
-      autocast::switchBefore(Backward, api::DeviceKind::CUDA, Ctx);
-  return Switch && Switch->What == autocast::Action::Enable ? "inside-region"
-                                                            : "outside-region";
+  std::optional<AutocastSetting> Cuda =
+      Autocast.before(Backward, api::DeviceKind::CUDA);
+  return Cuda && Cuda->isOn() ? "inside-region" : "outside-region";
 }
 
 namespace {

@@ -21,6 +21,10 @@ class CallExpr;
 class Expr;
 } // namespace clang
 
+namespace torchlint {
+class AutocastFlow;
+} // namespace torchlint
+
 namespace torchlint::recipe {
 
 /// The construction of the module the expression gives access to. Created,
@@ -48,7 +52,7 @@ nlohmann::json describeOptimizer(const clang::Expr *StepCall);
 /// Where a backward pass runs relative to the autocast region of its
 /// function: "inside-region", "outside-region", or null without one.
 nlohmann::json describeBackward(const clang::CallExpr *Backward,
-                                clang::ASTContext &Ctx);
+                                AutocastFlow &Autocast);
 
 /// The constant value of an argument (integer, float, bool, string), or null.
 nlohmann::json constantValue(const clang::Expr *E, clang::ASTContext &Ctx);

@@ -195,7 +195,8 @@ void AutocastStaleCacheCheck::reportAt(const Located &Off, const Located *On) {
         Module ? recipe::describeInput(api::moduleInput(Module), Flow, Ctx)
                : nlohmann::json()},
        {"optimizer", recipe::describeOptimizer(Step)},
-       {"backward", recipe::describeBackward(Backward, Ctx)}});
+       {"backward",
+        recipe::describeBackward(Backward, context().autocastFlow(Ctx))}});
 }
 
 } // namespace torchlint

@@ -2,7 +2,7 @@
 
 #include "common/Scenarios.h"
 
-#include "analysis/AutocastRegions.h"
+#include "analysis/AutocastFlow.h"
 #include "analysis/DeviceFlow.h"
 #include "api/AutocastApi.h"
 #include "api/ModuleCallMatchers.h"
@@ -39,8 +39,8 @@ bool onlyOn(const FactSet &Facts, DeviceKind Kind) {
   });
 }
 
-bool turnsOn(const std::optional<autocast::AutocastCall> &Switch) {
-  return Switch && Switch->What == autocast::Action::Enable;
+bool turnsOn(const std::optional<AutocastSetting> &Setting) {
+  return Setting && Setting->isOn();
 }
 } // namespace
 
@@ -54,22 +54,21 @@ void AutocastWrongDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Module)
     return;
   ASTContext &Ctx = *Result.Context;
-  std::optional<autocast::AutocastCall> Cuda =
-      autocast::switchBefore(Call, DeviceKind::CUDA, Ctx);
-  std::optional<autocast::AutocastCall> Cpu =
-      autocast::switchBefore(Call, DeviceKind::CPU, Ctx);
+  AutocastFlow &Autocast = context().autocastFlow(Ctx);
+  std::optional<AutocastSetting> Cuda = Autocast.before(Call, DeviceKind::CUDA);
+  std::optional<AutocastSetting> Cpu = Autocast.before(Call, DeviceKind::CPU);
   if (!turnsOn(Cuda) && !turnsOn(Cpu))
     return;
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   FactSet Facts = Flow.devicesOf(Module);
 
-  const autocast::AutocastCall *On = nullptr;
+  const CallExpr *On = nullptr;
   std::string Message;
   // The replay measures what the region was meant to give: the GPU for a
   // model left on the CPU, mixed precision for one already there.
   const char *Scenario = nullptr;
   if (turnsOn(Cuda) && onlyOn(Facts, DeviceKind::CPU)) {
-    On = &*Cuda;
+    On = Cuda->TurnedOn;
     Scenario = scenario::HardcodedCpuDevice;
     Message = "CUDA autocast is on, but the module it is meant for runs on "
               "the CPU: autocast casts only the ops of the device it was "
@@ -78,17 +77,17 @@ void AutocastWrongDeviceCheck::check(const MatchFinder::MatchResult &Result) {
               "turn on CPU autocast instead";
   } else if (turnsOn(Cpu) && !turnsOn(Cuda) &&
              onlyOn(Facts, DeviceKind::CUDA)) {
-    On = &*Cpu;
+    On = Cpu->TurnedOn;
     Scenario = scenario::MissingMixedPrecision;
     Message = "only CPU autocast is on, but the module it is meant for runs "
               "on the GPU: autocast casts only the ops of the device it was "
               "turned on for, so this region casts nothing and the model "
               "runs in fp32; turn on CUDA autocast instead";
   }
-  if (!On || !Reported.insert(On->Call).second)
+  if (!On || !Reported.insert(On).second)
     return;
   std::string Name = named("module", Module, Ctx);
-  FindingBuilder Finding = report(Ctx, On->Call->getSourceRange(), Message);
+  FindingBuilder Finding = report(Ctx, On->getSourceRange(), Message);
   Finding.note(Call->getSourceRange(),
                Name + " runs here, on " + deviceName(Facts.front()));
   if (Facts.front().Origin || Facts.front().OriginDecl)

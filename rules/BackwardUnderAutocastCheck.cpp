@@ -1,6 +1,6 @@
 #include "rules/BackwardUnderAutocastCheck.h"
 
-#include "analysis/AutocastRegions.h"
+#include "analysis/AutocastFlow.h"
 #include "api/AutocastApi.h"
 #include "api/TorchApi.h"
 
@@ -34,10 +34,10 @@ void BackwardUnderAutocastCheck::check(const MatchFinder::MatchResult &Result) {
   if (!api::isBackwardCall(Call))
     return;
   ASTContext &Ctx = *Result.Context;
+  AutocastFlow &Autocast = context().autocastFlow(Ctx);
   for (api::DeviceKind Device : {api::DeviceKind::CUDA, api::DeviceKind::CPU}) {
-    std::optional<autocast::AutocastCall> On =
-        autocast::switchBefore(Call, Device, Ctx);
-    if (!On || On->What != autocast::Action::Enable)
+    std::optional<AutocastSetting> Setting = Autocast.before(Call, Device);
+    if (!Setting || !Setting->isOn())
       continue;
     report(Ctx, Call->getSourceRange(),
            llvm::Twine("the backward pass runs while ") +
@@ -46,7 +46,8 @@ void BackwardUnderAutocastCheck::check(const MatchFinder::MatchResult &Result) {
                "autocast chose for its forward op, and inside the region the "
                "backward pass goes through autocast's casts again; turn "
                "autocast off once the loss is computed, then call backward()")
-        .note(On->Call->getSourceRange(), "autocast is turned on here");
+        .note(Setting->TurnedOn->getSourceRange(),
+              "autocast is turned on here");
     return;
   }
 }

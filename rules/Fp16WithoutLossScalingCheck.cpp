@@ -320,7 +320,8 @@ void Fp16WithoutLossScalingCheck::reportAt(const AutocastCall &On,
         Module ? recipe::describeInput(api::moduleInput(Module), Flow, Ctx)
                : nlohmann::json()},
        {"optimizer", recipe::describeOptimizer(Step)},
-       {"backward", recipe::describeBackward(Backward, Ctx)}});
+       {"backward",
+        recipe::describeBackward(Backward, context().autocastFlow(Ctx))}});
 }
 
 } // namespace torchlint

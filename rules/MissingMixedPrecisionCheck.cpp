@@ -189,7 +189,8 @@ void MissingMixedPrecisionCheck::onEndOfTranslationUnit() {
            {"input",
             recipe::describeInput(api::moduleInput(ModuleCall), Flow, *Ctx)},
            {"optimizer", recipe::describeOptimizer(Work.Step)},
-           {"backward", recipe::describeBackward(Work.Backward, *Ctx)}});
+           {"backward", recipe::describeBackward(
+                            Work.Backward, context().autocastFlow(*Ctx))}});
     }
   }
   Loops.clear();

@@ -130,6 +130,20 @@ void cpu_autocast() {
   optimizer.step();
 }
 
+// A switch in a branch is seen on the paths through it.
+void region_opened_on_a_condition(Net &model,
+                                  torch::optim::Optimizer &optimizer,
+                                  torch::Device device, bool use_amp) {
+  optimizer.zero_grad();
+  if (use_amp)
+    at::autocast::set_enabled(true);
+  auto loss = loss_of(model, device);
+  loss.backward(); // expect: torch-backward-under-autocast
+  at::autocast::set_enabled(false);
+  at::autocast::clear_cache();
+  optimizer.step();
+}
+
 void backward_in_an_inner_scope(Net &model, torch::optim::Optimizer &optimizer,
                                 torch::Device device) {
   optimizer.zero_grad();
@@ -212,6 +226,24 @@ void region_in_a_branch(Net &model, torch::optim::Optimizer &optimizer,
     at::autocast::clear_cache();
   } else {
     loss = loss_of(model, device);
+  }
+  loss.backward();
+  optimizer.step();
+}
+
+void region_closed_in_both_branches(Net &model,
+                                    torch::optim::Optimizer &optimizer,
+                                    torch::Device device, bool validate) {
+  optimizer.zero_grad();
+  at::autocast::set_enabled(true);
+  auto loss = loss_of(model, device);
+  if (validate) {
+    at::autocast::set_enabled(false);
+    at::autocast::clear_cache();
+    std::cout << "validating\n";
+  } else {
+    at::autocast::set_enabled(false);
+    at::autocast::clear_cache();
   }
   loss.backward();
   optimizer.step();

@@ -1,0 +1,116 @@
+#include "analysis/AutocastFlow.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+
+using namespace clang;
+
+namespace torchlint {
+
+struct AutocastFlow::Lattice {
+  struct State {
+    AutocastSetting Cuda;
+    AutocastSetting Cpu;
+    bool operator==(const State &O) const {
+      return Cuda == O.Cuda && Cpu == O.Cpu;
+    }
+  };
+
+  ASTContext *Ctx;
+
+  State entry() const {
+    State S;
+    S.Cuda.MayBeUndecided = S.Cpu.MayBeUndecided = true;
+    return S;
+  }
+  State unreached() const { return State(); }
+
+  static void join(AutocastSetting &Into, const AutocastSetting &From) {
+    Into.MayBeUndecided |= From.MayBeUndecided;
+    Into.MayBeOn |= From.MayBeOn;
+    Into.MayBeOff |= From.MayBeOff;
+    Into.MayBeFromValue |= From.MayBeFromValue;
+    if (!Into.TurnedOn)
+      Into.TurnedOn = From.TurnedOn;
+  }
+  void join(State &Into, const State &From) const {
+    join(Into.Cuda, From.Cuda);
+    join(Into.Cpu, From.Cpu);
+  }
+
+  void transfer(State &S, const CFGElement &E) const {
+    std::optional<CFGStmt> Statement = E.getAs<CFGStmt>();
+    const auto *Call =
+        Statement ? dyn_cast<CallExpr>(Statement->getStmt()) : nullptr;
+    if (!Call)
+      return;
+    std::optional<autocast::AutocastCall> Read = autocast::classify(Call, *Ctx);
+    if (!Read || !Read->isSwitch())
+      return;
+    AutocastSetting *Setting = Read->Device == api::DeviceKind::CUDA  ? &S.Cuda
+                               : Read->Device == api::DeviceKind::CPU ? &S.Cpu
+                                                                      : nullptr;
+    if (!Setting)
+      return;
+    *Setting = AutocastSetting();
+    switch (Read->What) {
+    case autocast::Action::Enable:
+      Setting->MayBeOn = true;
+      Setting->TurnedOn = Call;
+      break;
+    case autocast::Action::Disable:
+      Setting->MayBeOff = true;
+      break;
+    default:
+      Setting->MayBeFromValue = true;
+      break;
+    }
+  }
+};
+
+AutocastFlow::AutocastFlow(ASTContext &Ctx) : Ctx(Ctx), Cfgs(Ctx) {}
+AutocastFlow::~AutocastFlow() = default;
+
+namespace {
+/// The function whose body holds S; for a statement in a lambda's body, the
+/// lambda's call operator.
+const FunctionDecl *functionOf(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 512; ++Steps) {
+    if (const auto *Lambda = Node.get<LambdaExpr>())
+      if (Steps > 0)
+        return Lambda->getCallOperator();
+    if (const auto *FD = Node.get<FunctionDecl>())
+      return FD;
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return nullptr;
+    Node = Parents[0];
+  }
+  return nullptr;
+}
+} // namespace
+
+std::optional<AutocastSetting> AutocastFlow::before(const Stmt *S,
+                                                    api::DeviceKind Device) {
+  if (!S || (Device != api::DeviceKind::CUDA && Device != api::DeviceKind::CPU))
+    return std::nullopt;
+  const FunctionCfg *Cfg = Cfgs.get(functionOf(S, Ctx));
+  if (!Cfg)
+    return std::nullopt;
+  std::optional<FunctionCfg::Place> Place = Cfg->placeOf(S, Ctx);
+  if (!Place)
+    return std::nullopt;
+  std::unique_ptr<ForwardFlow<Lattice>> &Flow = Flows[Cfg];
+  if (!Flow)
+    Flow = std::make_unique<ForwardFlow<Lattice>>(*Cfg, Lattice{&Ctx});
+  if (!Flow->converged())
+    return std::nullopt;
+  std::optional<Lattice::State> State = Flow->before(*Place);
+  if (!State)
+    return std::nullopt;
+  return Device == api::DeviceKind::CUDA ? State->Cuda : State->Cpu;
+}
+
+} // namespace torchlint

@@ -1,0 +1,136 @@
+//===--- ForwardFlow.h - A forward dataflow engine over one CFG -*- C++ -*-===//
+//
+// The flow questions of the rules ("is autocast on here", "is this module in
+// evaluation mode here") are facts of paths, not of source order. This is the
+// one engine that answers them: a lattice supplies the state at the
+// function's entry, a join and a transfer per CFG element; the engine runs
+// clang's reverse post-order worklist to a fixpoint and then keeps the state
+// before every element, so that a query never re-runs a block.
+//
+// A Lattice provides:
+//   using State = ...;                      copyable, with operator==
+//   State entry() const;                    at the function's entry
+//   State unreached() const;                the bottom: no path gets here
+//   void join(State &Into, const State &From) const;
+//   void transfer(State &S, const clang::CFGElement &E) const;
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_ANALYSIS_FORWARDFLOW_H
+#define TORCHLINT_ANALYSIS_FORWARDFLOW_H
+
+#include "analysis/FunctionCfg.h"
+
+#include "clang/Analysis/Analyses/PostOrderCFGView.h"
+#include "clang/Analysis/FlowSensitive/DataflowWorklist.h"
+
+#include <optional>
+#include <vector>
+
+namespace torchlint {
+
+template <typename Lattice> class ForwardFlow {
+public:
+  using State = typename Lattice::State;
+
+  /// Solves the flow of Cfg. Each block may be visited BudgetPerBlock times
+  /// (plus a few): a lattice of finite height converges far sooner, and one
+  /// that does not is a bug to hear about, not a hang.
+  ForwardFlow(const FunctionCfg &Cfg, Lattice L, unsigned BudgetPerBlock = 64)
+      : Cfg(Cfg), L(std::move(L)) {
+    solve(BudgetPerBlock);
+  }
+
+  /// False when the budget ran out before the fixpoint: the states are then
+  /// not to be trusted, and the caller must say so rather than guess.
+  bool converged() const { return Converged; }
+
+  /// The state right before the element at P, or nullopt when no path
+  /// reaches it.
+  std::optional<State> before(FunctionCfg::Place P) const {
+    if (P.Block >= Entries.size() || !Reached[P.Block])
+      return std::nullopt;
+    const std::vector<State> &States = elementStates(P.Block);
+    if (P.Element >= States.size())
+      return std::nullopt;
+    return States[P.Element];
+  }
+
+  /// The state when the function returns, or nullopt when it never does.
+  std::optional<State> atExit() const {
+    const clang::CFGBlock &Exit = Cfg.Graph->getExit();
+    if (!Reached[Exit.getBlockID()])
+      return std::nullopt;
+    return Entries[Exit.getBlockID()];
+  }
+
+  const Lattice &lattice() const { return L; }
+
+private:
+  void solve(unsigned BudgetPerBlock) {
+    const clang::CFG &Graph = *Cfg.Graph;
+    unsigned Blocks = Graph.getNumBlockIDs();
+    Entries.assign(Blocks, L.unreached());
+    Reached.assign(Blocks, false);
+    ElementStates.assign(Blocks, std::nullopt);
+    ById.assign(Blocks, nullptr);
+    for (const clang::CFGBlock *Block : Graph)
+      ById[Block->getBlockID()] = Block;
+    clang::PostOrderCFGView Order(&Graph);
+    clang::ForwardDataflowWorklist Worklist(Graph, &Order);
+    const clang::CFGBlock &Entry = Graph.getEntry();
+    Entries[Entry.getBlockID()] = L.entry();
+    Reached[Entry.getBlockID()] = true;
+    Worklist.enqueueBlock(&Entry);
+    unsigned Budget = BudgetPerBlock * Blocks + BudgetPerBlock;
+    while (const clang::CFGBlock *Block = Worklist.dequeue()) {
+      if (Budget-- == 0) {
+        Converged = false;
+        return;
+      }
+      State Out = Entries[Block->getBlockID()];
+      for (const clang::CFGElement &Element : *Block)
+        L.transfer(Out, Element);
+      for (const clang::CFGBlock::AdjacentBlock &Succ : Block->succs()) {
+        const clang::CFGBlock *Next = Succ.getReachableBlock();
+        if (!Next)
+          continue;
+        unsigned Id = Next->getBlockID();
+        State Joined = Reached[Id] ? Entries[Id] : L.unreached();
+        L.join(Joined, Out);
+        if (!Reached[Id] || !(Joined == Entries[Id])) {
+          Reached[Id] = true;
+          Entries[Id] = std::move(Joined);
+          Worklist.enqueueBlock(Next);
+        }
+      }
+    }
+  }
+
+  /// The state before each element of the block, computed on the first
+  /// query and kept.
+  const std::vector<State> &elementStates(unsigned Block) const {
+    std::optional<std::vector<State>> &Slot = ElementStates[Block];
+    if (!Slot) {
+      Slot.emplace();
+      State Current = Entries[Block];
+      for (const clang::CFGElement &Element : *ById[Block]) {
+        Slot->push_back(Current);
+        L.transfer(Current, Element);
+      }
+    }
+    return *Slot;
+  }
+
+  const FunctionCfg &Cfg;
+  Lattice L;
+  bool Converged = true;
+  std::vector<State> Entries;
+  std::vector<bool> Reached;
+  std::vector<const clang::CFGBlock *> ById;
+  mutable std::vector<std::optional<std::vector<State>>> ElementStates;
+};
+
+} // namespace torchlint
+
+#endif // TORCHLINT_ANALYSIS_FORWARDFLOW_H
