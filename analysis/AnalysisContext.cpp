@@ -2,6 +2,8 @@
 
 #include "analysis/AutocastFlow.h"
 #include "analysis/DeviceFlow.h"
+#include "analysis/FunctionCfg.h"
+#include "analysis/ModuleModes.h"
 
 using namespace clang;
 
@@ -25,10 +27,26 @@ DeviceFlow &AnalysisContext::deviceFlowWithoutGpu(ASTContext &Ctx) {
   return *WithoutGpu;
 }
 
+namespace {
+/// The flows of one AST: a context that outlives an AST (the plugin's,
+/// between units) starts them afresh with their CFGs.
+template <typename Flow>
+Flow &flowOf(std::unique_ptr<Flow> &Slot,
+             std::unique_ptr<FunctionCfgCache> &Cfgs, ASTContext &Ctx) {
+  if (!Cfgs || &Cfgs->astContext() != &Ctx)
+    Cfgs = std::make_unique<FunctionCfgCache>(Ctx);
+  if (!Slot || &Slot->astContext() != &Ctx)
+    Slot = std::make_unique<Flow>(Ctx, *Cfgs);
+  return *Slot;
+}
+} // namespace
+
 AutocastFlow &AnalysisContext::autocastFlow(ASTContext &Ctx) {
-  if (!Autocast || &Autocast->astContext() != &Ctx)
-    Autocast = std::make_unique<AutocastFlow>(Ctx);
-  return *Autocast;
+  return flowOf(Autocast, Cfgs, Ctx);
+}
+
+ModuleModes &AnalysisContext::moduleModes(ASTContext &Ctx) {
+  return flowOf(Modes, Cfgs, Ctx);
 }
 
 } // namespace torchlint

@@ -27,6 +27,8 @@ namespace torchlint {
 
 class AutocastFlow;
 class DeviceFlow;
+class FunctionCfgCache;
+class ModuleModes;
 
 /// Per translation unit: the shared analyses, the user-code filter and the
 /// sink. Analyses are built lazily, on the first rule that asks.
@@ -46,6 +48,8 @@ public:
   DeviceFlow &deviceFlowWithoutGpu(clang::ASTContext &Ctx);
   /// Whether autocast is on, path by path, in each function.
   AutocastFlow &autocastFlow(clang::ASTContext &Ctx);
+  /// Training or evaluation mode, path by path, in each function.
+  ModuleModes &moduleModes(clang::ASTContext &Ctx);
 
 private:
   const UserCode &Code;
@@ -53,7 +57,10 @@ private:
   const RuleOptions *Options;
   std::unique_ptr<DeviceFlow> WithGpu;
   std::unique_ptr<DeviceFlow> WithoutGpu;
+  /// The CFGs the flows of AutocastFlow and ModuleModes run on, built once.
+  std::unique_ptr<FunctionCfgCache> Cfgs;
   std::unique_ptr<AutocastFlow> Autocast;
+  std::unique_ptr<ModuleModes> Modes;
 };
 
 } // namespace torchlint

@@ -69,28 +69,9 @@ struct AutocastFlow::Lattice {
   }
 };
 
-AutocastFlow::AutocastFlow(ASTContext &Ctx) : Ctx(Ctx), Cfgs(Ctx) {}
+AutocastFlow::AutocastFlow(ASTContext &Ctx, FunctionCfgCache &Cfgs)
+    : Ctx(Ctx), Cfgs(Cfgs) {}
 AutocastFlow::~AutocastFlow() = default;
-
-namespace {
-/// The function whose body holds S; for a statement in a lambda's body, the
-/// lambda's call operator.
-const FunctionDecl *functionOf(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNode Node = DynTypedNode::create(*S);
-  for (unsigned Steps = 0; Steps < 512; ++Steps) {
-    if (const auto *Lambda = Node.get<LambdaExpr>())
-      if (Steps > 0)
-        return Lambda->getCallOperator();
-    if (const auto *FD = Node.get<FunctionDecl>())
-      return FD;
-    DynTypedNodeList Parents = Ctx.getParents(Node);
-    if (Parents.empty())
-      return nullptr;
-    Node = Parents[0];
-  }
-  return nullptr;
-}
-} // namespace
 
 std::optional<AutocastSetting> AutocastFlow::before(const Stmt *S,
                                                     api::DeviceKind Device) {

@@ -53,7 +53,7 @@ struct AutocastSetting {
 
 class AutocastFlow {
 public:
-  explicit AutocastFlow(clang::ASTContext &Ctx);
+  AutocastFlow(clang::ASTContext &Ctx, FunctionCfgCache &Cfgs);
   ~AutocastFlow();
 
   /// Autocast for Device right before S runs, from S's function (a lambda's
@@ -68,7 +68,7 @@ public:
 
 private:
   clang::ASTContext &Ctx;
-  FunctionCfgCache Cfgs;
+  FunctionCfgCache &Cfgs;
   llvm::DenseMap<const FunctionCfg *, std::unique_ptr<ForwardFlow<Lattice>>>
       Flows;
 };

@@ -47,6 +47,24 @@ bool FunctionCfg::edgePossible(const CFGBlock &B, unsigned Succ,
       .branchPossible(/*Value=*/Succ == 0, CudaAvailable);
 }
 
+/// The function whose body holds S; for a statement in a lambda's body, the
+/// lambda's call operator.
+const FunctionDecl *functionOf(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 512; ++Steps) {
+    if (const auto *Lambda = Node.get<LambdaExpr>())
+      if (Steps > 0)
+        return Lambda->getCallOperator();
+    if (const auto *FD = Node.get<FunctionDecl>())
+      return FD;
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return nullptr;
+    Node = Parents[0];
+  }
+  return nullptr;
+}
+
 const FunctionCfg *FunctionCfgCache::get(const FunctionDecl *FD) {
   if (!FD)
     return nullptr;

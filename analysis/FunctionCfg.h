@@ -45,9 +45,15 @@ struct FunctionCfg {
                     bool CudaAvailable) const;
 };
 
+/// The function whose body holds S; for a statement in a lambda's body, the
+/// lambda's call operator (a lambda's body is a CFG of its own).
+const clang::FunctionDecl *functionOf(const clang::Stmt *S,
+                                      clang::ASTContext &Ctx);
+
 class FunctionCfgCache {
 public:
   explicit FunctionCfgCache(clang::ASTContext &Ctx) : Ctx(Ctx) {}
+  clang::ASTContext &astContext() const { return Ctx; }
 
   /// The CFG of FD's body, or null when FD has no body or none can be built.
   const FunctionCfg *get(const clang::FunctionDecl *FD);

@@ -1,5 +1,7 @@
 #include "analysis/GradMode.h"
 
+#include "analysis/ModuleModes.h"
+
 #include "analysis/DeviceFlow.h"
 #include "analysis/EnclosingBlocks.h"
 #include "api/TorchApi.h"
@@ -114,23 +116,18 @@ private:
   llvm::SmallPtrSetImpl<const FunctionDecl *> &Visited;
 };
 
-class ModeSwitchCollector : public RecursiveASTVisitor<ModeSwitchCollector> {
+class TrainingFinder : public RecursiveASTVisitor<TrainingFinder> {
 public:
-  explicit ModeSwitchCollector(ASTContext &Ctx) : Ctx(Ctx) {}
+  explicit TrainingFinder(ASTContext &Ctx) : Ctx(Ctx) {}
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-    const CXXMethodDecl *MD = Call->getMethodDecl();
-    if (api::isModuleMethod(MD, "eval")) {
-      Switches.push_back({Call, true});
-    } else if (api::isModuleMethod(MD, "train")) {
-      bool Off = Call->getNumArgs() == 1 &&
-                 !isa<CXXDefaultArgExpr>(Call->getArg(0)) &&
-                 api::constantBool(Call->getArg(0), Ctx) == false;
-      Switches.push_back({Call, Off});
+    if (switchesToEvaluation(Call, Ctx) == false) {
+      Found = Call;
+      return false;
     }
     return true;
   }
-  std::vector<ModeSwitch> Switches;
+  const CXXMemberCallExpr *Found = nullptr;
 
 private:
   ASTContext &Ctx;
@@ -339,44 +336,12 @@ const Expr *gradientUseIn(const Stmt *S, DeviceFlow &Flow, SourceLocation From,
   return Finder.Found;
 }
 
-ModeSwitch modeBefore(const Stmt *S, const FunctionDecl *FD, ASTContext &Ctx) {
-  if (!FD || !FD->getBody())
-    return {};
-  const SourceManager &SM = Ctx.getSourceManager();
-  ModeSwitchCollector Collector(Ctx);
-  Collector.TraverseStmt(FD->getBody());
-  ModeSwitch Last;
-  SourceLocation Site = SM.getExpansionLoc(S->getBeginLoc());
-  for (const ModeSwitch &Switch : Collector.Switches) {
-    SourceLocation Loc = SM.getExpansionLoc(Switch.Call->getBeginLoc());
-    if (SM.isBeforeInTranslationUnit(Loc, Site) &&
-        (!Last.Call || SM.isBeforeInTranslationUnit(
-                           SM.getExpansionLoc(Last.Call->getBeginLoc()), Loc)))
-      Last = Switch;
-  }
-  return Last;
-}
-
-const CXXMemberCallExpr *trainingAfter(const Stmt *Root, SourceLocation From,
-                                       ASTContext &Ctx) {
+const CXXMemberCallExpr *trainingIn(const Stmt *Root, ASTContext &Ctx) {
   if (!Root)
     return nullptr;
-  const SourceManager &SM = Ctx.getSourceManager();
-  if (From.isValid())
-    From = SM.getExpansionLoc(From);
-  ModeSwitchCollector Collector(Ctx);
-  Collector.TraverseStmt(const_cast<Stmt *>(Root));
-  const CXXMemberCallExpr *First = nullptr;
-  for (const ModeSwitch &Switch : Collector.Switches) {
-    SourceLocation Loc = SM.getExpansionLoc(Switch.Call->getBeginLoc());
-    if (Switch.Evaluation ||
-        (From.isValid() && SM.isBeforeInTranslationUnit(Loc, From)))
-      continue;
-    if (!First || SM.isBeforeInTranslationUnit(
-                      Loc, SM.getExpansionLoc(First->getBeginLoc())))
-      First = Switch.Call;
-  }
-  return First;
+  TrainingFinder Finder(Ctx);
+  Finder.TraverseStmt(const_cast<Stmt *>(Root));
+  return Finder.Found;
 }
 
 bool mayHoldTensor(QualType T) { return mayHoldTensorAt(T, 0); }

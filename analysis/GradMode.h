@@ -71,21 +71,10 @@ const clang::Expr *gradientUseIn(const clang::Stmt *S, DeviceFlow &Flow,
                                  clang::SourceLocation From = {},
                                  clang::SourceLocation To = {});
 
-/// The modes set on modules in S's function body (not in lambdas):
-/// `->eval()` and `->train(false)` set evaluation, `->train()` training.
-struct ModeSwitch {
-  const clang::CXXMemberCallExpr *Call = nullptr;
-  bool Evaluation = false;
-};
-
-/// The last mode switch before S in its function, in source order, or none.
-ModeSwitch modeBefore(const clang::Stmt *S, const clang::FunctionDecl *FD,
-                      clang::ASTContext &Ctx);
-/// The first switch to training mode in Root at or after From (source
-/// order), or null.
-const clang::CXXMemberCallExpr *trainingAfter(const clang::Stmt *Root,
-                                              clang::SourceLocation From,
-                                              clang::ASTContext &Ctx);
+/// The first switch to training mode in Root (`->train()`), in any order,
+/// or null.
+const clang::CXXMemberCallExpr *trainingIn(const clang::Stmt *Root,
+                                           clang::ASTContext &Ctx);
 
 /// A value of type T can hold a tensor, and with it a recorded graph:
 /// tensors, standard containers of them, the program's structs with such

@@ -5,6 +5,7 @@
 #include "analysis/DeviceFlow.h"
 #include "analysis/GradMode.h"
 #include "analysis/Loops.h"
+#include "analysis/ModuleModes.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
@@ -118,7 +119,7 @@ const CompoundStmt *EvalWithoutNoGradCheck::guardBlock(const Expr *Call,
                                                        ASTContext &Ctx) {
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   for (const CompoundStmt *Block : enclosingBlocks(Call, Ctx))
-    if (!gradientUseIn(Block, Flow) && !trainingAfter(Block, {}, Ctx))
+    if (!gradientUseIn(Block, Flow) && !trainingIn(Block, Ctx))
       return Block;
   return nullptr;
 }
@@ -147,29 +148,27 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
 
   std::optional<DeviceFlow::CallSite> Lambda = Flow.lambdaOrigin(FD);
-  ModeSwitch Mode = modeBefore(Call, FD, Ctx);
-  if (Mode.Call && !Mode.Evaluation)
-    return; // in training mode
-  if (Mode.Call) {
-    // Evaluation mode: nothing up to the next switch to training needs the
-    // graph, nor, in a loop, anything that runs before the call again.
-    const CXXMemberCallExpr *Training =
-        trainingAfter(FD->getBody(), Call->getEndLoc(), Ctx);
-    if (gradientUseIn(FD->getBody(), Flow, Call->getEndLoc(),
-                      Training ? Training->getBeginLoc() : SourceLocation()))
+  ModuleModes &Modes = context().moduleModes(Ctx);
+  ModuleMode Mode = Modes.before(Call).value_or(ModuleMode{true});
+  if (Mode.MayBeTraining)
+    return; // in training mode on some path
+  const CXXMemberCallExpr *Evaluation =
+      Mode.MayBeEvaluation ? Mode.Evaluation : nullptr;
+  if (Evaluation) {
+    // Evaluation mode: nothing on the way to the next switch to training
+    // needs the graph, around the loop too.
+    if (Modes
+            .reachesBeforeTraining(Call,
+                                   [&](const Stmt *S) {
+                                     return gradientUseIn(S, Flow) != nullptr;
+                                   })
+            .value_or(true))
       return;
-    if (const Stmt *Loop = enclosingLoop(Call, Ctx);
-        Loop && !trainingAfter(Loop, Call->getEndLoc(), Ctx)) {
-      const CXXMemberCallExpr *Earlier = trainingAfter(Loop, {}, Ctx);
-      if (gradientUseIn(Loop, Flow, {},
-                        Earlier ? Earlier->getBeginLoc() : Call->getBeginLoc()))
-        return;
-    }
   } else {
     // No mode is set: inference when nothing in the function trains, and
     // the callers are all known.
     if (Lambda || gradientUseIn(FD->getBody(), Flow) ||
-        trainingAfter(FD->getBody(), {}, Ctx))
+        trainingIn(FD->getBody(), Ctx))
       return;
   }
   if (tensorsCanEscape(FD))
@@ -179,7 +178,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
         gradSettingAt(Lambda->Call, Ctx).State == GradSetting::Disabled)
       return;
   } else if (std::optional<bool> Callers = gradDisabledInCallers(FD, Flow);
-             Callers.value_or(!Mode.Call)) {
+             Callers.value_or(!Evaluation)) {
     return;
   }
 
@@ -192,14 +191,14 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   FindingBuilder Finding = report(
       Ctx, Call->getSourceRange(),
       Name + " runs forward " +
-          (Mode.Call ? "in evaluation mode" : "for inference") +
+          (Evaluation ? "in evaluation mode" : "for inference") +
           " while autograd records: every operation is recorded and every "
           "intermediate activation kept for a backward pass that never "
           "comes, costing time and memory; put 'torch::NoGradGuard " +
           Guard + ";' (or 'c10::InferenceMode guard;') at the start of the " +
           (Block && Block == FD->getBody() ? "function" : "block"));
-  if (Mode.Call)
-    Finding.note(Mode.Call->getSourceRange(),
+  if (Evaluation)
+    Finding.note(Evaluation->getSourceRange(),
                  "the module is switched to evaluation mode here");
   else
     Finding.note(FD->getLocation(),

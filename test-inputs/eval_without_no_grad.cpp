@@ -146,6 +146,20 @@ void sequential_inference() {
   std::cout << logits.sizes() << more.sizes() << "\n";
 }
 
+// The training branch is not on the evaluation call's paths.
+void evaluate_or_train(Net &model, torch::optim::Optimizer &optimizer,
+                       bool evaluate) {
+  if (evaluate) {
+    model->eval();
+    auto output = model(images()); // expect: torch-eval-without-no-grad
+    std::cout << output.sizes() << "\n";
+  } else {
+    auto loss = torch::nll_loss(model(images()), labels());
+    loss.backward();
+    optimizer.step();
+  }
+}
+
 // --- negatives -------------------------------------------------------------
 
 void guarded_evaluation(Net &model) {
@@ -199,6 +213,16 @@ void grad_mode_switched_back_on(Net &model, bool keep_graph) {
   auto warmup = model->forward(images());
   torch::GradMode::set_enabled(keep_graph);
   std::cout << warmup.sum() + model->forward(images()).sum() << "\n";
+}
+
+// Training mode on one of the paths: the graph may be wanted.
+void mode_chosen_by_a_flag(Net &model, bool training) {
+  if (training)
+    model->train();
+  else
+    model->eval();
+  auto output = model(images());
+  std::cout << output.sizes() << "\n";
 }
 
 void report(Net &model) {
