@@ -151,8 +151,6 @@ void CudaVisibleDevicesInCodeCheck::check(
   }
 
   DeviceFlow &Flow = context().deviceFlow(Ctx);
-  if (Flow.inTemplatePattern(Call))
-    return;
   if (const Expr *Init = cudaInitialisedBefore(Call, Flow, 0)) {
     report(Ctx, Call->getSourceRange(),
            "'CUDA_VISIBLE_DEVICES' is set after CUDA was initialised: CUDA "

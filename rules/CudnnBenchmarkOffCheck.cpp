@@ -115,7 +115,7 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
   if (!api::isModuleTo(Call->getMethodDecl()) || Call->getNumArgs() < 1)
     return;
   DeviceFlow &Flow = context().deviceFlow(*Ctx);
-  if (Flow.inTemplatePattern(Call) || !Flow.reachable(Call))
+  if (!Flow.reachable(Call))
     return;
   const Expr *Module = api::withoutArrow(Call->getImplicitObjectArgument());
   if (!findLayer(Module, isConvolutionLayer))

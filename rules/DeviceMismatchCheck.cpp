@@ -90,9 +90,6 @@ void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
 
 void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
-  for (const auto &[Id, Node] : Result.Nodes.getMap())
-    if (context().deviceFlow(Ctx).inTemplatePattern(Node.get<Stmt>()))
-      return;
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
     const Expr *Module = api::calledModule(Call);
     llvm::SmallVector<const Expr *, 2> Inputs;

@@ -134,7 +134,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Impl || api::isParameterFree(Impl))
     return;
   DeviceFlow &Flow = context().deviceFlow(Ctx);
-  if (Flow.inTemplatePattern(Call) || !Flow.reachable(Call))
+  if (!Flow.reachable(Call))
     return;
   const FunctionDecl *FD = Flow.enclosingFunction(Call);
   if (!FD || !FD->getBody())

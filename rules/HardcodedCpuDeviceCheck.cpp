@@ -106,8 +106,6 @@ void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call");
-  if (Flow.inTemplatePattern(Call))
-    return;
   const Expr *Module = api::calledModule(Call);
   if (api::isParameterFree(api::moduleClassOf(Module->getType())))
     return;

@@ -33,7 +33,8 @@ public:
 
   const RuleInfo &info() const { return Info; }
 
-  /// Runs check() on matches in the user's code only. The CLI never
+  /// Runs check() on matches in the user's code only, and never on a
+  /// template's pattern (its instantiations are checked). The CLI never
   /// traverses anything else; clang-tidy traverses the whole unit.
   void run(const clang::ast_matchers::MatchFinder::MatchResult &Result) final;
   llvm::StringRef getID() const final { return Info.Id; }

@@ -67,9 +67,6 @@ void UncheckedCudaCheck::registerMatchers(MatchFinder *Finder) {
 void UncheckedCudaCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   DeviceFlow &Flow = context().deviceFlowWithoutGpu(Ctx);
-  for (const auto &[Id, Node] : Result.Nodes.getMap())
-    if (Flow.inTemplatePattern(Node.get<Stmt>()))
-      return;
 
   if (const auto *Call =
           Result.Nodes.getNodeAs<CXXMemberCallExpr>("cuda-call")) {
