@@ -41,6 +41,12 @@ Flow &flowOf(std::unique_ptr<Flow> &Slot,
 }
 } // namespace
 
+FunctionCfgCache &AnalysisContext::cfgs(ASTContext &Ctx) {
+  if (!Cfgs || &Cfgs->astContext() != &Ctx)
+    Cfgs = std::make_unique<FunctionCfgCache>(Ctx);
+  return *Cfgs;
+}
+
 AutocastFlow &AnalysisContext::autocastFlow(ASTContext &Ctx) {
   return flowOf(Autocast, Cfgs, Ctx);
 }

@@ -48,6 +48,8 @@ public:
   DeviceFlow &deviceFlowWithoutGpu(clang::ASTContext &Ctx);
   /// Whether autocast is on, path by path, in each function.
   AutocastFlow &autocastFlow(clang::ASTContext &Ctx);
+  /// The CFGs of the unit's functions, built once for every flow that asks.
+  FunctionCfgCache &cfgs(clang::ASTContext &Ctx);
   /// Training or evaluation mode, path by path, in each function.
   ModuleModes &moduleModes(clang::ASTContext &Ctx);
 

@@ -27,6 +27,14 @@ struct AutocastFlow::Lattice {
   State unreached() const { return State(); }
 
   static void join(AutocastSetting &Into, const AutocastSetting &From) {
+    if (!From.reached())
+      return;
+    if (!Into.reached()) {
+      Into = From;
+      return;
+    }
+    if (!Into.Dtype)
+      Into.Dtype = From.Dtype;
     Into.MayBeUndecided |= From.MayBeUndecided;
     Into.MayBeOn |= From.MayBeOn;
     Into.MayBeOff |= From.MayBeOff;
@@ -46,14 +54,26 @@ struct AutocastFlow::Lattice {
     if (!Call)
       return;
     std::optional<autocast::AutocastCall> Read = autocast::classify(Call, *Ctx);
-    if (!Read || !Read->isSwitch())
+    if (!Read)
+      return;
+    if (Read->What == autocast::Action::SetDtype) {
+      // A choice for no constant device is taken as CUDA's, the device a
+      // dtype is chosen for in practice.
+      if (Read->Device == api::DeviceKind::CUDA ||
+          Read->Device == api::DeviceKind::Unknown)
+        S.Cuda.Dtype = Call;
+      return;
+    }
+    if (!Read->isSwitch())
       return;
     AutocastSetting *Setting = Read->Device == api::DeviceKind::CUDA  ? &S.Cuda
                                : Read->Device == api::DeviceKind::CPU ? &S.Cpu
                                                                       : nullptr;
     if (!Setting)
       return;
+    const CallExpr *Dtype = Setting->Dtype;
     *Setting = AutocastSetting();
+    Setting->Dtype = Dtype;
     switch (Read->What) {
     case autocast::Action::Enable:
       Setting->MayBeOn = true;

@@ -39,6 +39,14 @@ struct AutocastSetting {
   bool MayBeFromValue = false;
   /// A switch-on that some path ends with, for the note.
   const clang::CallExpr *TurnedOn = nullptr;
+  /// The dtype choice (set_autocast_gpu_dtype, set_autocast_dtype) some path
+  /// made last, for CUDA; switches on and off leave it as it is.
+  const clang::CallExpr *Dtype = nullptr;
+
+  /// Some path reaches the statement.
+  bool reached() const {
+    return MayBeUndecided || MayBeOn || MayBeOff || MayBeFromValue;
+  }
 
   /// Some path to S turns autocast on and leaves it on: what "autocast is on
   /// here" means to the rules. The caller's setting is not guessed at.
@@ -47,7 +55,7 @@ struct AutocastSetting {
   bool operator==(const AutocastSetting &O) const {
     return MayBeUndecided == O.MayBeUndecided && MayBeOn == O.MayBeOn &&
            MayBeOff == O.MayBeOff && MayBeFromValue == O.MayBeFromValue &&
-           TurnedOn == O.TurnedOn;
+           TurnedOn == O.TurnedOn && Dtype == O.Dtype;
   }
 };
 

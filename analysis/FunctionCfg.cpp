@@ -6,6 +6,9 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 
+#include <deque>
+#include <vector>
+
 using namespace clang;
 
 namespace torchlint {
@@ -33,6 +36,48 @@ std::optional<FunctionCfg::Place> FunctionCfg::placeOf(const Stmt *S,
       return std::nullopt;
   }
   return std::nullopt;
+}
+
+const Stmt *
+FunctionCfg::search(Place From,
+                    llvm::function_ref<Step(const CFGElement &)> Visit) const {
+  std::vector<const CFGBlock *> ById(Graph->getNumBlockIDs());
+  for (const CFGBlock *Block : *Graph)
+    ById[Block->getBlockID()] = Block;
+  std::vector<bool> Searched(ById.size(), false);
+  std::deque<std::pair<unsigned, unsigned>> Work{
+      {From.Block, From.Element + 1}};
+  while (!Work.empty()) {
+    auto [Id, First] = Work.front();
+    Work.pop_front();
+    const CFGBlock *Block = Id < ById.size() ? ById[Id] : nullptr;
+    if (!Block)
+      continue;
+    bool Ended = false;
+    for (unsigned I = First; I < Block->size() && !Ended; ++I) {
+      const CFGElement &Element = (*Block)[I];
+      switch (Visit(Element)) {
+      case Step::Continue:
+        break;
+      case Step::EndPath:
+        Ended = true;
+        break;
+      case Step::Found:
+        if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+          return S->getStmt();
+        return nullptr;
+      }
+    }
+    if (Ended)
+      continue;
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs())
+      if (const CFGBlock *Next = Succ.getReachableBlock();
+          Next && !Searched[Next->getBlockID()]) {
+        Searched[Next->getBlockID()] = true;
+        Work.push_back({Next->getBlockID(), 0});
+      }
+  }
+  return nullptr;
 }
 
 bool FunctionCfg::edgePossible(const CFGBlock &B, unsigned Succ,

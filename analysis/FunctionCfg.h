@@ -12,6 +12,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <memory>
 #include <optional>
@@ -38,6 +39,16 @@ struct FunctionCfg {
   /// The place of S or of the closest enclosing statement that is an element.
   std::optional<Place> placeOf(const clang::Stmt *S,
                                clang::ASTContext &Ctx) const;
+
+  /// What a search does at an element: go on, end the path there, or stop
+  /// with it.
+  enum class Step { Continue, EndPath, Found };
+  /// Walks the elements reachable from right after From, block by block in
+  /// breadth-first order (each block once from its start, around loops
+  /// too), and returns the statement of the first element Visit finds.
+  const clang::Stmt *
+  search(Place From,
+         llvm::function_ref<Step(const clang::CFGElement &)> Visit) const;
 
   /// Whether the edge to successor Succ of B can be taken on a machine where
   /// CUDA is (or is not) available.

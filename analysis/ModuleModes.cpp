@@ -5,9 +5,6 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 
-#include <deque>
-#include <vector>
-
 using namespace clang;
 
 namespace torchlint {
@@ -95,43 +92,14 @@ std::optional<bool> ModuleModes::reachesBeforeTraining(
   std::optional<FunctionCfg::Place> Start = Cfg->placeOf(S, Ctx);
   if (!Start)
     return std::nullopt;
-  std::vector<const CFGBlock *> ById(Cfg->Graph->getNumBlockIDs());
-  for (const CFGBlock *Block : *Cfg->Graph)
-    ById[Block->getBlockID()] = Block;
-  // Each block is searched once from its start; the first one from right
-  // after S.
-  std::vector<bool> Searched(ById.size(), false);
-  std::deque<std::pair<unsigned, unsigned>> Work{
-      {Start->Block, Start->Element + 1}};
-  while (!Work.empty()) {
-    auto [Id, From] = Work.front();
-    Work.pop_front();
-    const CFGBlock *Block = ById[Id];
-    if (!Block)
-      continue;
-    bool Stopped = false;
-    for (unsigned I = From; I < Block->size() && !Stopped; ++I) {
-      const CFGElement &Element = (*Block)[I];
-      if (std::optional<bool> Evaluation =
-              switchesToEvaluation(memberCallOf(Element), Ctx);
-          Evaluation && !*Evaluation) {
-        Stopped = true;
-        break;
-      }
-      if (std::optional<CFGStmt> Statement = Element.getAs<CFGStmt>())
-        if (Needs(Statement->getStmt()))
-          return true;
-    }
-    if (Stopped)
-      continue;
-    for (const CFGBlock::AdjacentBlock &Succ : Block->succs())
-      if (const CFGBlock *Next = Succ.getReachableBlock();
-          Next && !Searched[Next->getBlockID()]) {
-        Searched[Next->getBlockID()] = true;
-        Work.push_back({Next->getBlockID(), 0});
-      }
-  }
-  return false;
+  using Step = FunctionCfg::Step;
+  return Cfg->search(*Start, [&](const CFGElement &Element) {
+    if (switchesToEvaluation(memberCallOf(Element), Ctx) == false)
+      return Step::EndPath;
+    std::optional<CFGStmt> Statement = Element.getAs<CFGStmt>();
+    return Statement && Needs(Statement->getStmt()) ? Step::Found
+                                                    : Step::Continue;
+  }) != nullptr;
 }
 
 } // namespace torchlint

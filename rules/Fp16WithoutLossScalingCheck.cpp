@@ -2,8 +2,10 @@
 
 #include "common/Scenarios.h"
 
+#include "analysis/AutocastFlow.h"
 #include "analysis/DeviceFlow.h"
 #include "analysis/EnclosingBlocks.h"
+#include "analysis/FunctionCfg.h"
 #include "analysis/Loops.h"
 #include "api/ModuleCallMatchers.h"
 #include "api/TorchApi.h"
@@ -177,16 +179,15 @@ bool Fp16WithoutLossScalingCheck::scalesLossIn(
 const Fp16WithoutLossScalingCheck::DtypeChoice *
 Fp16WithoutLossScalingCheck::choiceFor(const CallExpr *On,
                                        const FunctionDecl *Function,
-                                       bool &Fp16) const {
-  // The latest choice before the switch in its own function decides; else
-  // those made elsewhere in the unit (at start-up), which must all agree.
-  // A choice beside another region is taken as that region's own.
-  const SourceManager &SM = Ctx->getSourceManager();
+                                       bool &Fp16) {
+  // The choice the paths to the switch in its own function made last
+  // decides; else those made elsewhere in the unit (at start-up), which must
+  // all agree. A choice beside another region is taken as that region's own.
+  std::optional<AutocastSetting> At =
+      context().autocastFlow(*Ctx).before(On, api::DeviceKind::CUDA);
   const DtypeChoice *Local = nullptr;
   for (const DtypeChoice &Choice : DtypeChoices)
-    if (Choice.Function == Function &&
-        SM.isBeforeInTranslationUnit(Choice.Read.Call->getBeginLoc(),
-                                     On->getBeginLoc()))
+    if (At && Choice.Read.Call == At->Dtype && Choice.Function == Function)
       Local = &Choice;
   if (Local) {
     Fp16 = Local->Read.Dtype == autocast::DefaultCudaDtype;
@@ -208,13 +209,24 @@ Fp16WithoutLossScalingCheck::choiceFor(const CallExpr *On,
 const Expr *
 Fp16WithoutLossScalingCheck::regionModule(const CallExpr *On,
                                           const FunctionDecl *Region,
-                                          const FunctionDecl *Trainer) const {
-  // In the switch's function, after it, or else in the function that trains.
-  const SourceManager &SM = Ctx->getSourceManager();
-  for (const auto &M : ModuleCalls)
-    if (M.Function == Region &&
-        SM.isBeforeInTranslationUnit(On->getBeginLoc(), M.What->getBeginLoc()))
-      return M.What;
+                                          const FunctionDecl *Trainer) {
+  // In the switch's function, the first its paths reach, or else in the
+  // function that trains.
+  if (const FunctionCfg *Cfg = context().cfgs(*Ctx).get(Region))
+    if (std::optional<FunctionCfg::Place> Place = Cfg->placeOf(On, *Ctx)) {
+      llvm::DenseSet<const Stmt *> InRegion;
+      for (const auto &M : ModuleCalls)
+        if (M.Function == Region)
+          InRegion.insert(M.What);
+      if (const Stmt *First =
+              Cfg->search(*Place, [&](const CFGElement &Element) {
+                std::optional<CFGStmt> S = Element.getAs<CFGStmt>();
+                return S && InRegion.contains(S->getStmt())
+                           ? FunctionCfg::Step::Found
+                           : FunctionCfg::Step::Continue;
+              }))
+        return cast<Expr>(First);
+    }
   for (const auto &M : ModuleCalls)
     if (M.Function == Trainer)
       return M.What;

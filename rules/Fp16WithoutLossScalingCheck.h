@@ -48,12 +48,11 @@ private:
   /// The choice of dtype that decides the region On opens, if any; Fp16 is
   /// set when the region computes in float16.
   const DtypeChoice *choiceFor(const clang::CallExpr *On,
-                               const clang::FunctionDecl *Function,
-                               bool &Fp16) const;
+                               const clang::FunctionDecl *Function, bool &Fp16);
   /// The module call the region runs, for the recipe and its device.
   const clang::Expr *regionModule(const clang::CallExpr *On,
                                   const clang::FunctionDecl *Region,
-                                  const clang::FunctionDecl *Trainer) const;
+                                  const clang::FunctionDecl *Trainer);
   bool trainsIn(const clang::FunctionDecl *Function) const;
   bool scalesLossIn(const clang::FunctionDecl *Function) const;
   /// Region: the function that turns autocast on; Trainer: the one that runs

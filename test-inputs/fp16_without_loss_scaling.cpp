@@ -148,6 +148,25 @@ void averaged_not_scaled(Net &model, torch::optim::Optimizer &optimizer,
   }
 }
 
+// bfloat16 is chosen only on a path that returns before the loop.
+void bfloat16_only_for_a_dry_run(Net &model,
+                                 torch::optim::Optimizer &optimizer,
+                                 torch::Device device, bool dry_run) {
+  if (dry_run) {
+    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+    return;
+  }
+  for (int step = 0; step < 100; ++step) {
+    optimizer.zero_grad();
+    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling
+    auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
+    at::autocast::set_enabled(false);
+    at::autocast::clear_cache();
+    loss.backward();
+    optimizer.step();
+  }
+}
+
 // --- negatives -------------------------------------------------------------
 
 void bfloat16_chosen(Net &model, torch::optim::Optimizer &optimizer,
