@@ -27,32 +27,24 @@ DeviceFlow &AnalysisContext::deviceFlowWithoutGpu(ASTContext &Ctx) {
   return *WithoutGpu;
 }
 
-namespace {
-/// The flows of one AST: a context that outlives an AST (the plugin's,
-/// between units) starts them afresh with their CFGs.
-template <typename Flow>
-Flow &flowOf(std::unique_ptr<Flow> &Slot,
-             std::unique_ptr<FunctionCfgCache> &Cfgs, ASTContext &Ctx) {
-  if (!Cfgs || &Cfgs->astContext() != &Ctx)
-    Cfgs = std::make_unique<FunctionCfgCache>(Ctx);
-  if (!Slot || &Slot->astContext() != &Ctx)
-    Slot = std::make_unique<Flow>(Ctx, *Cfgs);
-  return *Slot;
-}
-} // namespace
-
 FunctionCfgCache &AnalysisContext::cfgs(ASTContext &Ctx) {
   if (!Cfgs || &Cfgs->astContext() != &Ctx)
     Cfgs = std::make_unique<FunctionCfgCache>(Ctx);
   return *Cfgs;
 }
 
+// A context that outlives an AST (the plugin's, between units) starts its
+// flows afresh, with their CFGs.
 AutocastFlow &AnalysisContext::autocastFlow(ASTContext &Ctx) {
-  return flowOf(Autocast, Cfgs, Ctx);
+  if (!Autocast || &Autocast->astContext() != &Ctx)
+    Autocast = std::make_unique<AutocastFlow>(Ctx, cfgs(Ctx));
+  return *Autocast;
 }
 
 ModuleModes &AnalysisContext::moduleModes(ASTContext &Ctx) {
-  return flowOf(Modes, Cfgs, Ctx);
+  if (!Modes || &Modes->astContext() != &Ctx)
+    Modes = std::make_unique<ModuleModes>(Ctx, cfgs(Ctx));
+  return *Modes;
 }
 
 } // namespace torchlint

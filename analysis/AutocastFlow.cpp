@@ -2,7 +2,6 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 
 using namespace clang;
 
@@ -95,20 +94,9 @@ AutocastFlow::~AutocastFlow() = default;
 
 std::optional<AutocastSetting> AutocastFlow::before(const Stmt *S,
                                                     api::DeviceKind Device) {
-  if (!S || (Device != api::DeviceKind::CUDA && Device != api::DeviceKind::CPU))
+  if (Device != api::DeviceKind::CUDA && Device != api::DeviceKind::CPU)
     return std::nullopt;
-  const FunctionCfg *Cfg = Cfgs.get(functionOf(S, Ctx));
-  if (!Cfg)
-    return std::nullopt;
-  std::optional<FunctionCfg::Place> Place = Cfg->placeOf(S, Ctx);
-  if (!Place)
-    return std::nullopt;
-  std::unique_ptr<ForwardFlow<Lattice>> &Flow = Flows[Cfg];
-  if (!Flow)
-    Flow = std::make_unique<ForwardFlow<Lattice>>(*Cfg, Lattice{&Ctx});
-  if (!Flow->converged())
-    return std::nullopt;
-  std::optional<Lattice::State> State = Flow->before(*Place);
+  std::optional<Lattice::State> State = Flows.before(S, Cfgs, Lattice{&Ctx});
   if (!State)
     return std::nullopt;
   return Device == api::DeviceKind::CUDA ? State->Cuda : State->Cpu;

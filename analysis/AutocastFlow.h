@@ -77,8 +77,7 @@ public:
 private:
   clang::ASTContext &Ctx;
   FunctionCfgCache &Cfgs;
-  llvm::DenseMap<const FunctionCfg *, std::unique_ptr<ForwardFlow<Lattice>>>
-      Flows;
+  FunctionFlows<Lattice> Flows;
 };
 
 } // namespace torchlint

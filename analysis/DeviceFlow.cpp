@@ -456,24 +456,11 @@ DeviceFlow::lambdaOrigin(const FunctionDecl *CallOperator) {
 }
 
 const FunctionDecl *DeviceFlow::enclosingFunction(const Stmt *S) {
-  DynTypedNode Node = DynTypedNode::create(*S);
-  for (unsigned Steps = 0; Steps < 512; ++Steps) {
-    if (const auto *Lambda = Node.get<LambdaExpr>())
-      if (Steps > 0)
-        return Lambda->getCallOperator();
-    if (const auto *FD = Node.get<FunctionDecl>())
-      return FD;
-    DynTypedNodeList Parents = Ctx.getParents(Node);
-    if (Parents.empty())
-      return nullptr;
-    Node = Parents[0];
-  }
-  return nullptr;
+  return functionOf(S, Ctx);
 }
 
 bool DeviceFlow::inTemplatePattern(const Stmt *S) {
-  const FunctionDecl *FD = S ? enclosingFunction(S) : nullptr;
-  return FD && FD->isDependentContext();
+  return torchlint::inTemplatePattern(S, Ctx);
 }
 
 //===----------------------------------------------------------------------===//

@@ -24,6 +24,9 @@
 #include "clang/Analysis/Analyses/PostOrderCFGView.h"
 #include "clang/Analysis/FlowSensitive/DataflowWorklist.h"
 
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -73,9 +76,6 @@ private:
     Entries.assign(Blocks, L.unreached());
     Reached.assign(Blocks, false);
     ElementStates.assign(Blocks, std::nullopt);
-    ById.assign(Blocks, nullptr);
-    for (const clang::CFGBlock *Block : Graph)
-      ById[Block->getBlockID()] = Block;
     clang::PostOrderCFGView Order(&Graph);
     clang::ForwardDataflowWorklist Worklist(Graph, &Order);
     const clang::CFGBlock &Entry = Graph.getEntry();
@@ -114,7 +114,7 @@ private:
     if (!Slot) {
       Slot.emplace();
       State Current = Entries[Block];
-      for (const clang::CFGElement &Element : *ById[Block]) {
+      for (const clang::CFGElement &Element : *Cfg.Blocks[Block]) {
         Slot->push_back(Current);
         L.transfer(Current, Element);
       }
@@ -127,8 +127,39 @@ private:
   bool Converged = true;
   std::vector<State> Entries;
   std::vector<bool> Reached;
-  std::vector<const clang::CFGBlock *> ById;
   mutable std::vector<std::optional<std::vector<State>>> ElementStates;
+};
+
+/// The flows of one lattice over the functions of a unit, each solved on the
+/// first question about one of its statements.
+template <typename Lattice> class FunctionFlows {
+public:
+  /// The state right before S, from S's function; nullopt when S is in no
+  /// function with a CFG, on no path from its entry, or the flow did not
+  /// converge.
+  /// (A template, so that a class may hold the flows of a lattice it only
+  /// declares.)
+  template <typename L = Lattice>
+  std::optional<typename L::State>
+  before(const clang::Stmt *S, FunctionCfgCache &Cfgs, const L &Lat) {
+    const FunctionCfg *Cfg = Cfgs.of(S);
+    if (!Cfg)
+      return std::nullopt;
+    std::optional<FunctionCfg::Place> Place =
+        Cfg->placeOf(S, Cfgs.astContext());
+    if (!Place)
+      return std::nullopt;
+    std::unique_ptr<ForwardFlow<Lattice>> &Flow = Flows[Cfg];
+    if (!Flow)
+      Flow = std::make_unique<ForwardFlow<Lattice>>(*Cfg, Lat);
+    if (!Flow->converged())
+      return std::nullopt;
+    return Flow->before(*Place);
+  }
+
+private:
+  llvm::DenseMap<const FunctionCfg *, std::unique_ptr<ForwardFlow<Lattice>>>
+      Flows;
 };
 
 } // namespace torchlint

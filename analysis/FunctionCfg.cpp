@@ -41,9 +41,7 @@ std::optional<FunctionCfg::Place> FunctionCfg::placeOf(const Stmt *S,
 const Stmt *
 FunctionCfg::search(Place From,
                     llvm::function_ref<Step(const CFGElement &)> Visit) const {
-  std::vector<const CFGBlock *> ById(Graph->getNumBlockIDs());
-  for (const CFGBlock *Block : *Graph)
-    ById[Block->getBlockID()] = Block;
+  const std::vector<const CFGBlock *> &ById = Blocks;
   std::vector<bool> Searched(ById.size(), false);
   std::deque<std::pair<unsigned, unsigned>> Work{
       {From.Block, From.Element + 1}};
@@ -110,6 +108,11 @@ const FunctionDecl *functionOf(const Stmt *S, ASTContext &Ctx) {
   return nullptr;
 }
 
+bool inTemplatePattern(const Stmt *S, ASTContext &Ctx) {
+  const FunctionDecl *FD = S ? functionOf(S, Ctx) : nullptr;
+  return FD && FD->isDependentContext();
+}
+
 const FunctionCfg *FunctionCfgCache::get(const FunctionDecl *FD) {
   if (!FD)
     return nullptr;
@@ -134,7 +137,9 @@ const FunctionCfg *FunctionCfgCache::get(const FunctionDecl *FD) {
 
   auto Result = std::make_unique<FunctionCfg>();
   Result->Function = Definition;
+  Result->Blocks.assign(Graph->getNumBlockIDs(), nullptr);
   for (const CFGBlock *Block : *Graph) {
+    Result->Blocks[Block->getBlockID()] = Block;
     unsigned Index = 0;
     for (const CFGElement &Element : *Block) {
       FunctionCfg::Place Here{Block->getBlockID(), Index++};

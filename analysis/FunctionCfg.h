@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace clang {
 class ASTContext;
@@ -26,6 +27,8 @@ namespace torchlint {
 struct FunctionCfg {
   const clang::FunctionDecl *Function = nullptr;
   std::unique_ptr<clang::CFG> Graph;
+  /// Graph's blocks, indexed by their ids.
+  std::vector<const clang::CFGBlock *> Blocks;
 
   struct Place {
     unsigned Block;
@@ -61,6 +64,10 @@ struct FunctionCfg {
 const clang::FunctionDecl *functionOf(const clang::Stmt *S,
                                       clang::ASTContext &Ctx);
 
+/// S is in a template's pattern, not in code that runs: its function is a
+/// dependent context.
+bool inTemplatePattern(const clang::Stmt *S, clang::ASTContext &Ctx);
+
 class FunctionCfgCache {
 public:
   explicit FunctionCfgCache(clang::ASTContext &Ctx) : Ctx(Ctx) {}
@@ -68,6 +75,10 @@ public:
 
   /// The CFG of FD's body, or null when FD has no body or none can be built.
   const FunctionCfg *get(const clang::FunctionDecl *FD);
+  /// The CFG of the function whose body holds S (functionOf), or null.
+  const FunctionCfg *of(const clang::Stmt *S) {
+    return S ? get(functionOf(S, Ctx)) : nullptr;
+  }
 
 private:
   clang::ASTContext &Ctx;

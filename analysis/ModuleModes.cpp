@@ -65,28 +65,13 @@ ModuleModes::ModuleModes(ASTContext &Ctx, FunctionCfgCache &Cfgs)
     : Ctx(Ctx), Cfgs(Cfgs) {}
 ModuleModes::~ModuleModes() = default;
 
-const FunctionCfg *ModuleModes::cfgOf(const Stmt *S) {
-  return S ? Cfgs.get(functionOf(S, Ctx)) : nullptr;
-}
-
 std::optional<ModuleMode> ModuleModes::before(const Stmt *S) {
-  const FunctionCfg *Cfg = cfgOf(S);
-  if (!Cfg)
-    return std::nullopt;
-  std::optional<FunctionCfg::Place> Place = Cfg->placeOf(S, Ctx);
-  if (!Place)
-    return std::nullopt;
-  std::unique_ptr<ForwardFlow<Lattice>> &Flow = Flows[Cfg];
-  if (!Flow)
-    Flow = std::make_unique<ForwardFlow<Lattice>>(*Cfg, Lattice{&Ctx});
-  if (!Flow->converged())
-    return std::nullopt;
-  return Flow->before(*Place);
+  return Flows.before(S, Cfgs, Lattice{&Ctx});
 }
 
 std::optional<bool> ModuleModes::reachesBeforeTraining(
     const Stmt *S, llvm::function_ref<bool(const Stmt *)> Needs) {
-  const FunctionCfg *Cfg = cfgOf(S);
+  const FunctionCfg *Cfg = Cfgs.of(S);
   if (!Cfg)
     return std::nullopt;
   std::optional<FunctionCfg::Place> Start = Cfg->placeOf(S, Ctx);

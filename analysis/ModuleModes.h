@@ -71,12 +71,9 @@ public:
   struct Lattice;
 
 private:
-  const FunctionCfg *cfgOf(const clang::Stmt *S);
-
   clang::ASTContext &Ctx;
   FunctionCfgCache &Cfgs;
-  llvm::DenseMap<const FunctionCfg *, std::unique_ptr<ForwardFlow<Lattice>>>
-      Flows;
+  FunctionFlows<Lattice> Flows;
 };
 
 } // namespace torchlint

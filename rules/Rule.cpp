@@ -12,10 +12,8 @@ namespace {
 /// A template's pattern is not code that runs: its instantiations are, and
 /// each is matched and checked as itself.
 bool inTemplatePattern(const DynTypedNode &Node, ASTContext &Ctx) {
-  if (const auto *S = Node.get<Stmt>()) {
-    const FunctionDecl *FD = functionOf(S, Ctx);
-    return FD && FD->isDependentContext();
-  }
+  if (const auto *S = Node.get<Stmt>())
+    return torchlint::inTemplatePattern(S, Ctx);
   if (const auto *D = Node.get<Decl>())
     return D->isTemplated();
   return false;
