@@ -1,18 +1,39 @@
 #include "analysis/AutocastFlow.h"
 
+#include "api/TorchApi.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
 
 namespace torchlint {
 
+namespace {
+template <typename T, unsigned N>
+void addOnce(llvm::SmallVector<T, N> &Into, const T &Item) {
+  if (!llvm::is_contained(Into, Item))
+    Into.push_back(Item);
+}
+
+/// A statement by which control leaves a block of code early, skipping
+/// what follows it there.
+bool isLeavingStatement(const Stmt *S) {
+  return S && (isa<ReturnStmt>(S) || isa<CXXThrowExpr>(S) ||
+               isa<BreakStmt>(S) || isa<ContinueStmt>(S));
+}
+} // namespace
+
 struct AutocastFlow::Lattice {
   struct State {
     AutocastSetting Cuda;
     AutocastSetting Cpu;
+    CastCacheSetting Cache;
     bool operator==(const State &O) const {
-      return Cuda == O.Cuda && Cpu == O.Cpu;
+      return Cuda == O.Cuda && Cpu == O.Cpu && Cache == O.Cache;
     }
   };
 
@@ -40,21 +61,83 @@ struct AutocastFlow::Lattice {
     Into.MayBeFromValue |= From.MayBeFromValue;
     if (!Into.TurnedOn)
       Into.TurnedOn = From.TurnedOn;
+    for (const CallExpr *On : From.Open)
+      addOnce(Into.Open, On);
+    for (const auto &Left : From.LeftWhileOpen)
+      addOnce(Into.LeftWhileOpen, Left);
   }
   void join(State &Into, const State &From) const {
+    // The cache's state rides on CUDA's reachedness.
+    if (From.Cuda.reached()) {
+      for (const CallExpr *On : From.Cache.Open)
+        addOnce(Into.Cache.Open, On);
+      Into.Cache.MayBeCleared |= From.Cache.MayBeCleared;
+      Into.Cache.MayBeUncached |= From.Cache.MayBeUncached;
+    }
     join(Into.Cuda, From.Cuda);
     join(Into.Cpu, From.Cpu);
   }
 
+  static void leave(AutocastSetting &Setting, const Stmt *S) {
+    for (const CallExpr *On : Setting.Open)
+      addOnce(Setting.LeftWhileOpen, std::make_pair(On, S));
+  }
+  static void leave(State &S, const Stmt *Statement) {
+    leave(S.Cuda, Statement);
+    leave(S.Cpu, Statement);
+  }
+
+  /// A break or a continue ends its block; a return or a throw is an
+  /// element too, and is counted once.
+  void transferTerminator(State &S, const CFGBlock &B) const {
+    if (isLeavingStatement(B.getTerminatorStmt()))
+      leave(S, B.getTerminatorStmt());
+  }
+
+  static void transferCache(CastCacheSetting &Cache,
+                            const autocast::AutocastCall &Read) {
+    bool ForCuda =
+        Read.Device == api::DeviceKind::CUDA ||
+        (Read.TakesDevice && Read.Device == api::DeviceKind::Unknown);
+    switch (Read.What) {
+    case autocast::Action::Enable:
+      if (ForCuda)
+        addOnce(Cache.Open, Read.Call);
+      break;
+    case autocast::Action::Disable:
+    case autocast::Action::SetFromValue:
+      if (ForCuda)
+        Cache.Open.clear();
+      break;
+    case autocast::Action::ClearCache:
+      Cache.MayBeCleared = true;
+      break;
+    case autocast::Action::DisableCache:
+      Cache.MayBeUncached = true;
+      break;
+    default:
+      break;
+    }
+  }
+
   void transfer(State &S, const CFGElement &E) const {
     std::optional<CFGStmt> Statement = E.getAs<CFGStmt>();
-    const auto *Call =
-        Statement ? dyn_cast<CallExpr>(Statement->getStmt()) : nullptr;
+    if (!Statement)
+      return;
+    if (isLeavingStatement(Statement->getStmt()))
+      leave(S, Statement->getStmt());
+    const auto *Call = dyn_cast<CallExpr>(Statement->getStmt());
     if (!Call)
       return;
+    // A module run casts weights into the cache again.
+    if (api::isModuleCall(Call)) {
+      S.Cache.MayBeCleared = false;
+      return;
+    }
     std::optional<autocast::AutocastCall> Read = autocast::classify(Call, *Ctx);
     if (!Read)
       return;
+    transferCache(S.Cache, *Read);
     if (Read->What == autocast::Action::SetDtype) {
       // A choice for no constant device is taken as CUDA's, the device a
       // dtype is chosen for in practice.
@@ -71,12 +154,21 @@ struct AutocastFlow::Lattice {
     if (!Setting)
       return;
     const CallExpr *Dtype = Setting->Dtype;
+    llvm::SmallVector<const CallExpr *, 1> Open;
+    decltype(AutocastSetting::LeftWhileOpen) Left;
+    if (Read->What == autocast::Action::Enable) {
+      Open = std::move(Setting->Open);
+      Left = std::move(Setting->LeftWhileOpen);
+    }
     *Setting = AutocastSetting();
     Setting->Dtype = Dtype;
+    Setting->Open = std::move(Open);
+    Setting->LeftWhileOpen = std::move(Left);
     switch (Read->What) {
     case autocast::Action::Enable:
       Setting->MayBeOn = true;
       Setting->TurnedOn = Call;
+      addOnce(Setting->Open, Call);
       break;
     case autocast::Action::Disable:
       Setting->MayBeOff = true;
@@ -97,6 +189,26 @@ std::optional<AutocastSetting> AutocastFlow::before(const Stmt *S,
   if (Device != api::DeviceKind::CUDA && Device != api::DeviceKind::CPU)
     return std::nullopt;
   std::optional<Lattice::State> State = Flows.before(S, Cfgs, Lattice{&Ctx});
+  if (!State)
+    return std::nullopt;
+  return Device == api::DeviceKind::CUDA ? State->Cuda : State->Cpu;
+}
+
+std::optional<CastCacheSetting> AutocastFlow::cacheBefore(const Stmt *S) {
+  std::optional<Lattice::State> State = Flows.before(S, Cfgs, Lattice{&Ctx});
+  if (!State || !State->Cuda.reached())
+    return std::nullopt;
+  return State->Cache;
+}
+
+std::optional<AutocastSetting>
+AutocastFlow::atExit(const FunctionDecl *Function, api::DeviceKind Device) {
+  if (Device != api::DeviceKind::CUDA && Device != api::DeviceKind::CPU)
+    return std::nullopt;
+  const FunctionCfg *Cfg = Cfgs.get(Function);
+  if (!Cfg)
+    return std::nullopt;
+  std::optional<Lattice::State> State = Flows.atExit(*Cfg, Lattice{&Ctx});
   if (!State)
     return std::nullopt;
   return Device == api::DeviceKind::CUDA ? State->Cuda : State->Cpu;

@@ -15,7 +15,9 @@
 #include "analysis/FunctionCfg.h"
 #include "api/AutocastApi.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <memory>
 #include <optional>
@@ -42,6 +44,15 @@ struct AutocastSetting {
   /// The dtype choice (set_autocast_gpu_dtype, set_autocast_dtype) some path
   /// made last, for CUDA; switches on and off leave it as it is.
   const clang::CallExpr *Dtype = nullptr;
+  /// Every switch-on that some path turned on and has not turned off since
+  /// (a later switch-on does not end an earlier one's region), in the order
+  /// the flow first met them.
+  llvm::SmallVector<const clang::CallExpr *, 1> Open;
+  /// The return, throw, break and continue statements that some path left
+  /// through while a switch-on was open, with that switch-on: a path that
+  /// turns autocast off afterwards drops them.
+  llvm::SmallVector<std::pair<const clang::CallExpr *, const clang::Stmt *>, 0>
+      LeftWhileOpen;
 
   /// Some path reaches the statement.
   bool reached() const {
@@ -55,7 +66,26 @@ struct AutocastSetting {
   bool operator==(const AutocastSetting &O) const {
     return MayBeUndecided == O.MayBeUndecided && MayBeOn == O.MayBeOn &&
            MayBeOff == O.MayBeOff && MayBeFromValue == O.MayBeFromValue &&
-           TurnedOn == O.TurnedOn && Dtype == O.Dtype;
+           TurnedOn == O.TurnedOn && Dtype == O.Dtype && Open == O.Open &&
+           LeftWhileOpen == O.LeftWhileOpen;
+  }
+};
+
+/// What the paths to a statement did to CUDA autocast's cast cache, which
+/// keeps the low-precision copy of each weight a region casts until it is
+/// cleared. Switches for a device chosen at run time count as CUDA's here: a
+/// cache left stale on the GPU is the cost worth hearing about.
+struct CastCacheSetting {
+  /// The CUDA switch-ons that some path left on, as AutocastSetting::Open.
+  llvm::SmallVector<const clang::CallExpr *, 1> Open;
+  /// Some path cleared the cache and ran no module since.
+  bool MayBeCleared = false;
+  /// Some path turned caching off (set_autocast_cache_enabled(false)).
+  bool MayBeUncached = false;
+
+  bool operator==(const CastCacheSetting &O) const {
+    return Open == O.Open && MayBeCleared == O.MayBeCleared &&
+           MayBeUncached == O.MayBeUncached;
   }
 };
 
@@ -68,6 +98,14 @@ public:
   /// body is a function of its own). Nullopt when S is in no function with a
   /// CFG, or on no path from its entry.
   std::optional<AutocastSetting> before(const clang::Stmt *S,
+                                        api::DeviceKind Device);
+
+  /// The cast cache right before S runs; nullopt as for before().
+  std::optional<CastCacheSetting> cacheBefore(const clang::Stmt *S);
+
+  /// How Device's autocast may be left when Function returns or throws out
+  /// of it: nullopt when no path does, or the flow is not known.
+  std::optional<AutocastSetting> atExit(const clang::FunctionDecl *Function,
                                         api::DeviceKind Device);
 
   clang::ASTContext &astContext() const { return Ctx; }

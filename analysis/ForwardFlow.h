@@ -13,6 +13,8 @@
 //   State unreached() const;                the bottom: no path gets here
 //   void join(State &Into, const State &From) const;
 //   void transfer(State &S, const clang::CFGElement &E) const;
+// and, when it cares how a block ends (a break, a continue):
+//   void transferTerminator(State &S, const clang::CFGBlock &B) const;
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,9 +30,21 @@
 
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 namespace torchlint {
+
+namespace detail {
+template <typename Lattice, typename = void>
+struct HasTerminatorTransfer : std::false_type {};
+template <typename Lattice>
+struct HasTerminatorTransfer<
+    Lattice,
+    std::void_t<decltype(std::declval<const Lattice &>().transferTerminator(
+        std::declval<typename Lattice::State &>(),
+        std::declval<const clang::CFGBlock &>()))>> : std::true_type {};
+} // namespace detail
 
 template <typename Lattice> class ForwardFlow {
 public:
@@ -91,6 +105,8 @@ private:
       State Out = Entries[Block->getBlockID()];
       for (const clang::CFGElement &Element : *Block)
         L.transfer(Out, Element);
+      if constexpr (detail::HasTerminatorTransfer<Lattice>::value)
+        L.transferTerminator(Out, *Block);
       for (const clang::CFGBlock::AdjacentBlock &Succ : Block->succs()) {
         const clang::CFGBlock *Next = Succ.getReachableBlock();
         if (!Next)
@@ -149,15 +165,28 @@ public:
         Cfg->placeOf(S, Cfgs.astContext());
     if (!Place)
       return std::nullopt;
-    std::unique_ptr<ForwardFlow<Lattice>> &Flow = Flows[Cfg];
-    if (!Flow)
-      Flow = std::make_unique<ForwardFlow<Lattice>>(*Cfg, Lat);
-    if (!Flow->converged())
-      return std::nullopt;
-    return Flow->before(*Place);
+    const ForwardFlow<Lattice> *Flow = solved(*Cfg, Lat);
+    return Flow ? Flow->before(*Place) : std::nullopt;
+  }
+
+  /// The state when Cfg's function returns; nullopt when it never does or
+  /// the flow did not converge.
+  template <typename L = Lattice>
+  std::optional<typename L::State> atExit(const FunctionCfg &Cfg,
+                                          const L &Lat) {
+    const ForwardFlow<Lattice> *Flow = solved(Cfg, Lat);
+    return Flow ? Flow->atExit() : std::nullopt;
   }
 
 private:
+  template <typename L>
+  const ForwardFlow<Lattice> *solved(const FunctionCfg &Cfg, const L &Lat) {
+    std::unique_ptr<ForwardFlow<Lattice>> &Flow = Flows[&Cfg];
+    if (!Flow)
+      Flow = std::make_unique<ForwardFlow<Lattice>>(Cfg, Lat);
+    return Flow->converged() ? Flow.get() : nullptr;
+  }
+
   llvm::DenseMap<const FunctionCfg *, std::unique_ptr<ForwardFlow<Lattice>>>
       Flows;
 };

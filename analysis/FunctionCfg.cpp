@@ -40,7 +40,10 @@ std::optional<FunctionCfg::Place> FunctionCfg::placeOf(const Stmt *S,
 
 const Stmt *
 FunctionCfg::search(Place From,
-                    llvm::function_ref<Step(const CFGElement &)> Visit) const {
+                    llvm::function_ref<Step(const CFGElement &)> Visit,
+                    bool *ReachesExit) const {
+  if (ReachesExit)
+    *ReachesExit = false;
   const std::vector<const CFGBlock *> &ById = Blocks;
   std::vector<bool> Searched(ById.size(), false);
   std::deque<std::pair<unsigned, unsigned>> Work{
@@ -51,6 +54,8 @@ FunctionCfg::search(Place From,
     const CFGBlock *Block = Id < ById.size() ? ById[Id] : nullptr;
     if (!Block)
       continue;
+    if (ReachesExit && Block == &Graph->getExit())
+      *ReachesExit = true;
     bool Ended = false;
     for (unsigned I = First; I < Block->size() && !Ended; ++I) {
       const CFGElement &Element = (*Block)[I];

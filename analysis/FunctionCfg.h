@@ -49,9 +49,11 @@ struct FunctionCfg {
   /// Walks the elements reachable from right after From, block by block in
   /// breadth-first order (each block once from its start, around loops
   /// too), and returns the statement of the first element Visit finds.
+  /// ReachesExit, when given, tells whether some path not ended by Visit
+  /// returns from the function.
   const clang::Stmt *
-  search(Place From,
-         llvm::function_ref<Step(const clang::CFGElement &)> Visit) const;
+  search(Place From, llvm::function_ref<Step(const clang::CFGElement &)> Visit,
+         bool *ReachesExit = nullptr) const;
 
   /// Whether the edge to successor Succ of B can be taken on a machine where
   /// CUDA is (or is not) available.

@@ -1,5 +1,6 @@
 #include "rules/AutocastLeakCheck.h"
 
+#include "analysis/AutocastFlow.h"
 #include "analysis/DeviceFlow.h"
 #include "api/ModuleCallMatchers.h"
 #include "api/TorchApi.h"
@@ -11,8 +12,6 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
-
-#include <deque>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -35,11 +34,6 @@ const RuleInfo AutocastLeakCheck::Info = {
 namespace {
 const char *deviceWord(api::DeviceKind Device) {
   return Device == api::DeviceKind::CUDA ? "CUDA" : "CPU";
-}
-
-bool isLeavingStatement(const Stmt *S) {
-  return isa<ReturnStmt>(S) || isa<CXXThrowExpr>(S) || isa<BreakStmt>(S) ||
-         isa<ContinueStmt>(S);
 }
 
 /// Some statement under Root satisfies Match.
@@ -92,83 +86,18 @@ bool AutocastLeakCheck::isSwitchOff(const Stmt *S, const Located &On) const {
 }
 
 std::vector<const Stmt *>
-AutocastLeakCheck::leavingStatements(const Located &On, const FunctionCfg &Cfg,
-                                     bool &Exits) const {
-  const CFG &Graph = *Cfg.Graph;
-  std::vector<const CFGBlock *> Blocks(Graph.getNumBlockIDs());
-  for (const CFGBlock *B : Graph)
-    Blocks[B->getBlockID()] = B;
-  // Walks the blocks from an element on, stopping at switch-offs; returns
-  // whether the function's exit is reached, and gathers the statements that
-  // leave on the way.
-  // A statement that leaves, and where: the element, or the block's
-  // terminator (break, continue) when Element is the block's size.
-  struct Candidate {
-    const Stmt *S;
-    unsigned Block;
-    unsigned Element;
-  };
-  auto Walk = [&](unsigned Block, unsigned Element,
-                  std::vector<Candidate> *Leaving) {
-    std::vector<bool> Seen(Graph.getNumBlockIDs());
-    std::deque<std::pair<unsigned, unsigned>> Work{{Block, Element}};
-    bool ReachedExit = false;
-    while (!Work.empty()) {
-      auto [Id, From] = Work.front();
-      Work.pop_front();
-      const CFGBlock *B = Blocks[Id];
-      if (!B)
-        continue;
-      if (B == &Graph.getExit()) {
-        ReachedExit = true;
-        continue;
-      }
-      bool Blocked = false;
-      for (unsigned I = From; I < B->size() && !Blocked; ++I) {
-        std::optional<CFGStmt> S = (*B)[I].getAs<CFGStmt>();
-        if (!S)
-          continue;
-        if (isSwitchOff(S->getStmt(), On))
-          Blocked = true;
-        else if (Leaving && isLeavingStatement(S->getStmt()))
-          Leaving->push_back({S->getStmt(), Id, I});
-      }
-      if (Blocked)
-        continue;
-      if (const Stmt *Jump = B->getTerminatorStmt();
-          Leaving && Jump && isLeavingStatement(Jump))
-        Leaving->push_back({Jump, Id, static_cast<unsigned>(B->size())});
-      for (const CFGBlock *Succ : B->succs())
-        if (Succ && !Seen[Succ->getBlockID()]) {
-          Seen[Succ->getBlockID()] = true;
-          Work.push_back({Succ->getBlockID(), 0});
-        }
-    }
-    return ReachedExit;
-  };
-
-  std::vector<Candidate> Candidates;
-  std::optional<FunctionCfg::Place> Here = Cfg.placeOf(On.Read.Call, *Ctx);
-  Exits = Here && Walk(Here->Block, Here->Element + 1, &Candidates);
+AutocastLeakCheck::leavingStatements(const Located &On, bool &Exits) {
   std::vector<const Stmt *> Leaving;
+  std::optional<AutocastSetting> AtExit =
+      context().autocastFlow(*Ctx).atExit(On.Function, On.Read.Device);
+  Exits = AtExit && llvm::is_contained(AtExit->Open, On.Read.Call);
   if (!Exits)
     return Leaving;
-  // A statement leaves with autocast on when from there, too, the exit is
-  // reached without a switch-off (a continue may lead back to one).
-  for (const Candidate &C : Candidates) {
-    if (llvm::is_contained(Leaving, C.S))
-      continue;
-    const CFGBlock *B = Blocks[C.Block];
-    bool Out = false;
-    if (C.Element == B->size()) {
-      for (const CFGBlock *Succ : B->succs())
-        Out = Out || (Succ && Walk(Succ->getBlockID(), 0, nullptr));
-    } else {
-      Out = Walk(C.Block, C.Element + 1, nullptr);
-    }
-    if (Out)
-      Leaving.push_back(C.S);
-  }
+  for (const auto &[Open, Through] : AtExit->LeftWhileOpen)
+    if (Open == On.Read.Call && !llvm::is_contained(Leaving, Through))
+      Leaving.push_back(Through);
+  // Presented in the order they are read: the first is where the finding
+  // is, the others are its notes.
   const SourceManager &SM = Ctx->getSourceManager();
   llvm::sort(Leaving, [&](const Stmt *A, const Stmt *B) {
     return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
@@ -176,9 +105,7 @@ AutocastLeakCheck::leavingStatements(const Located &On, const FunctionCfg &Cfg,
   return Leaving;
 }
 
-const CXXCatchStmt *
-AutocastLeakCheck::swallowingHandler(const Located &On) const {
-  const SourceManager &SM = Ctx->getSourceManager();
+const CXXCatchStmt *AutocastLeakCheck::swallowingHandler(const Located &On) {
   DynTypedNodeList Parents = Ctx->getParents(*On.Read.Call);
   // The innermost try block whose body holds the switch-on.
   const CXXTryStmt *Try = nullptr;
@@ -192,19 +119,20 @@ AutocastLeakCheck::swallowingHandler(const Located &On) const {
   }
   if (!Try)
     return nullptr;
-  // The forward pass runs in the try block after the switch-on, and the
-  // switch-off comes after it there.
-  auto After = [&](const Stmt *S) {
-    return SM.isBeforeInTranslationUnit(On.Read.Call->getBeginLoc(),
-                                        S->getBeginLoc());
+  // The forward pass runs in the try block while the switch-on is in
+  // effect, and the switch-off comes after it there.
+  AutocastFlow &Flow = context().autocastFlow(*Ctx);
+  auto WhileOn = [&](const Stmt *S) {
+    std::optional<AutocastSetting> Setting = Flow.before(S, On.Read.Device);
+    return Setting && llvm::is_contained(Setting->Open, On.Read.Call);
   };
   bool Forward = llvm::any_of(ModuleCalls, [&](const auto &Module) {
-    return Module.second == On.Function && After(Module.first) &&
+    return Module.second == On.Function && WhileOn(Module.first) &&
            contains(Try->getTryBlock(),
                     [&](const Stmt *S) { return S == Module.first; });
   });
   bool OffInTry = contains(Try->getTryBlock(), [&](const Stmt *S) {
-    return After(S) && isSwitchOff(S, On);
+    return isSwitchOff(S, On) && WhileOn(S);
   });
   if (!Forward || !OffInTry)
     return nullptr;
@@ -226,8 +154,6 @@ AutocastLeakCheck::swallowingHandler(const Located &On) const {
 
 void AutocastLeakCheck::onEndOfTranslationUnit() {
   if (Ctx) {
-    if (!Cfgs)
-      Cfgs = std::make_unique<FunctionCfgCache>(*Ctx);
     llvm::DenseSet<const Stmt *> Reported;
     for (const Located &On : Calls) {
       if (On.Read.What != Action::Enable)
@@ -249,11 +175,8 @@ void AutocastLeakCheck::onEndOfTranslationUnit() {
                    "under autocast; turn it off in the handler, or use a "
                    "guard object that turns it off in its destructor")
             .note(On.Read.Call->getSourceRange(), "autocast is turned on here");
-      const FunctionCfg *Cfg = Cfgs->get(On.Function);
-      if (!Cfg)
-        continue;
       bool Exits = false;
-      std::vector<const Stmt *> Leaving = leavingStatements(On, *Cfg, Exits);
+      std::vector<const Stmt *> Leaving = leavingStatements(On, Exits);
       if (!Exits)
         continue;
       const Stmt *Where = Leaving.empty() ? On.Read.Call : Leaving.front();
@@ -284,7 +207,6 @@ void AutocastLeakCheck::onEndOfTranslationUnit() {
   }
   Calls.clear();
   ModuleCalls.clear();
-  Cfgs.reset();
 }
 
 } // namespace torchlint

@@ -11,13 +11,11 @@
 #ifndef TORCHLINT_RULES_AUTOCASTLEAKCHECK_H
 #define TORCHLINT_RULES_AUTOCASTLEAKCHECK_H
 
-#include "analysis/FunctionCfg.h"
 #include "api/AutocastApi.h"
 #include "rules/Rule.h"
 
 #include "llvm/ADT/DenseSet.h"
 
-#include <memory>
 #include <vector>
 
 namespace clang {
@@ -46,15 +44,13 @@ private:
   /// on after On; Exits is set when some path out reaches the function's
   /// end that way.
   std::vector<const clang::Stmt *> leavingStatements(const Located &On,
-                                                     const FunctionCfg &Cfg,
-                                                     bool &Exits) const;
+                                                     bool &Exits);
   /// A handler of a try block around On that catches an exception thrown
   /// after it (by the forward pass) and goes on without a switch-off.
-  const clang::CXXCatchStmt *swallowingHandler(const Located &On) const;
+  const clang::CXXCatchStmt *swallowingHandler(const Located &On);
   bool isSwitchOff(const clang::Stmt *S, const Located &On) const;
 
   clang::ASTContext *Ctx = nullptr;
-  std::unique_ptr<FunctionCfgCache> Cfgs;
   std::vector<Located> Calls;
   std::vector<std::pair<const clang::Expr *, const clang::FunctionDecl *>>
       ModuleCalls;

@@ -2,8 +2,10 @@
 
 #include "common/Scenarios.h"
 
+#include "analysis/AutocastFlow.h"
 #include "analysis/DeviceFlow.h"
 #include "analysis/EnclosingBlocks.h"
+#include "analysis/FunctionCfg.h"
 #include "api/ModuleCallMatchers.h"
 #include "recipe/WorkloadRecipe.h"
 
@@ -31,6 +33,17 @@ const RuleInfo AutocastStaleCacheCheck::Info = {
 };
 
 namespace {
+/// Some path from From (exclusive) reaches To.
+bool reaches(const FunctionCfg &Cfg, const Stmt *From, const Stmt *To,
+             ASTContext &Ctx) {
+  std::optional<FunctionCfg::Place> Place = Cfg.placeOf(From, Ctx);
+  return Place && Cfg.search(*Place, [&](const CFGElement &E) {
+    std::optional<CFGStmt> S = E.getAs<CFGStmt>();
+    return S && S->getStmt() == To ? FunctionCfg::Step::Found
+                                   : FunctionCfg::Step::Continue;
+  }) != nullptr;
+}
+
 bool isCudaSwitch(const AutocastCall &Read) {
   return Read.Device == api::DeviceKind::CUDA ||
          (Read.TakesDevice && Read.Device == api::DeviceKind::Unknown);
@@ -70,68 +83,60 @@ void AutocastStaleCacheCheck::check(const MatchFinder::MatchResult &Result) {
     Calls.push_back({*Read, Flow.enclosingFunction(Call)});
 }
 
-bool AutocastStaleCacheCheck::clearedAround(const Located &Off) const {
-  const SourceManager &SM = Ctx->getSourceManager();
-  auto Before = [&](const Stmt *A, const Stmt *B) {
-    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
-  };
-  for (const Located &Clear : Calls) {
-    if (Clear.Function != Off.Function)
-      continue;
-    // With caching turned off first, nothing is kept to go stale.
-    if (Clear.Read.What == Action::DisableCache &&
-        Before(Clear.Read.Call, Off.Read.Call))
-      return true;
-    if (Clear.Read.What != Action::ClearCache)
-      continue;
-    if (Before(Off.Read.Call, Clear.Read.Call)) {
-      // After the switch-off, before autocast is turned on again.
-      bool Reopened = llvm::any_of(Calls, [&](const Located &On) {
-        return On.Read.What == Action::Enable && On.Function == Off.Function &&
-               Before(Off.Read.Call, On.Read.Call) &&
-               Before(On.Read.Call, Clear.Read.Call);
-      });
-      if (!Reopened)
-        return true;
-      continue;
-    }
-    // Just before the switch-off, with no module run in between.
-    bool Ran = llvm::any_of(ModuleCalls, [&](const auto &Module) {
-      return Module.second == Off.Function &&
-             Before(Clear.Read.Call, Module.first) &&
-             Before(Module.first, Off.Read.Call);
-    });
-    if (!Ran)
-      return true;
-  }
-  return false;
+bool AutocastStaleCacheCheck::clearedAround(const Located &Off) {
+  AutocastFlow &Flow = context().autocastFlow(*Ctx);
+  std::optional<CastCacheSetting> Before = Flow.cacheBefore(Off.Read.Call);
+  // With caching turned off, nothing is kept to go stale; a clear with no
+  // module run since leaves nothing to keep.
+  if (Before && (Before->MayBeUncached || Before->MayBeCleared))
+    return true;
+  // A clear after the switch-off on every path, before autocast is turned
+  // on again or the function returns.
+  const FunctionCfg *Cfg = context().cfgs(*Ctx).of(Off.Read.Call);
+  std::optional<FunctionCfg::Place> Place =
+      Cfg ? Cfg->placeOf(Off.Read.Call, *Ctx) : std::nullopt;
+  if (!Place)
+    return false;
+  bool Returns = false;
+  const Stmt *Reopened = Cfg->search(
+      *Place,
+      [&](const CFGElement &E) {
+        std::optional<CFGStmt> S = E.getAs<CFGStmt>();
+        const auto *Call = S ? dyn_cast<CallExpr>(S->getStmt()) : nullptr;
+        std::optional<AutocastCall> Read =
+            Call ? autocast::classify(Call, *Ctx) : std::nullopt;
+        if (!Read)
+          return FunctionCfg::Step::Continue;
+        if (Read->What == Action::ClearCache)
+          return FunctionCfg::Step::EndPath;
+        if (Read->What == Action::Enable && isCudaSwitch(*Read))
+          return FunctionCfg::Step::Found;
+        return FunctionCfg::Step::Continue;
+      },
+      &Returns);
+  return !Reopened && !Returns;
 }
 
 void AutocastStaleCacheCheck::onEndOfTranslationUnit() {
   if (Ctx && llvm::any_of(Calls, [](const Located &L) {
         return L.Read.What == Action::Enable && isCudaSwitch(L.Read);
       })) {
-    const SourceManager &SM = Ctx->getSourceManager();
+    AutocastFlow &Flow = context().autocastFlow(*Ctx);
     for (const Located &Off : Calls) {
       if ((Off.Read.What != Action::Disable &&
            Off.Read.What != Action::SetFromValue) ||
           !isCudaSwitch(Off.Read))
         continue;
-      // The latest CUDA switch-on of the same function before it, and
-      // whether one follows it.
-      const Located *On = nullptr;
-      bool OnAfter = false;
-      for (const Located &L : Calls) {
-        if (L.Read.What != Action::Enable || !isCudaSwitch(L.Read) ||
-            L.Function != Off.Function)
-          continue;
-        if (SM.isBeforeInTranslationUnit(L.Read.Call->getBeginLoc(),
-                                         Off.Read.Call->getBeginLoc()))
-          On = &L;
-        else
-          OnAfter = true;
-      }
-      if ((!On && OnAfter) || clearedAround(Off))
+      // A switch-on of the function that reaches the switch-off; a function
+      // that turns autocast on, but not before this, resets it here.
+      std::optional<CastCacheSetting> Before = Flow.cacheBefore(Off.Read.Call);
+      const CallExpr *On =
+          Before && !Before->Open.empty() ? Before->Open.back() : nullptr;
+      bool TurnsOn = llvm::any_of(Calls, [&](const Located &L) {
+        return L.Read.What == Action::Enable && isCudaSwitch(L.Read) &&
+               L.Function == Off.Function;
+      });
+      if ((!On && TurnsOn) || clearedAround(Off))
         continue;
       reportAt(Off, On);
     }
@@ -141,7 +146,7 @@ void AutocastStaleCacheCheck::onEndOfTranslationUnit() {
   TrainingCalls.clear();
 }
 
-void AutocastStaleCacheCheck::reportAt(const Located &Off, const Located *On) {
+void AutocastStaleCacheCheck::reportAt(const Located &Off, const CallExpr *On) {
   ASTContext &Ctx = *this->Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
   FindingBuilder Finding = report(
@@ -152,28 +157,51 @@ void AutocastStaleCacheCheck::reportAt(const Located &Off, const Located *On) {
       "next region computes with the old ones; clear the cache where the "
       "region ends");
   if (On)
-    Finding.note(On->Read.Call->getSourceRange(), "autocast is turned on here");
+    Finding.note(On->getSourceRange(), "autocast is turned on here");
   if (const Stmt *Statement = statementInBlock(Off.Read.Call, Ctx))
     Finding.insertLineAfter(lastTokenOf(Statement, Ctx),
                             indentationOf(Statement->getBeginLoc(), SM) +
                                 "at::autocast::clear_cache();");
 
   // The dtype of the region, and the first module it runs.
+  AutocastFlow &Autocast = context().autocastFlow(Ctx);
   std::string Dtype = autocast::DefaultCudaDtype;
-  for (const Located &L : Calls)
-    if (L.Read.What == Action::SetDtype && isCudaSwitch(L.Read) &&
-        !L.Read.Dtype.empty())
-      Dtype = L.Read.Dtype;
+  std::optional<AutocastSetting> Setting =
+      Autocast.before(Off.Read.Call, api::DeviceKind::CUDA);
+  std::optional<AutocastCall> Chosen;
+  if (Setting && Setting->Dtype)
+    Chosen = autocast::classify(Setting->Dtype, Ctx);
+  if (Chosen && !Chosen->Dtype.empty()) {
+    Dtype = Chosen->Dtype;
+  } else {
+    // Chosen outside the function (before it is called): the unit's choice,
+    // when it makes only one.
+    std::optional<std::string> Only;
+    bool Agree = true;
+    for (const Located &L : Calls)
+      if (L.Read.What == Action::SetDtype && isCudaSwitch(L.Read) &&
+          !L.Read.Dtype.empty()) {
+        Agree = Agree && (!Only || *Only == L.Read.Dtype);
+        Only = L.Read.Dtype;
+      }
+    if (Only && Agree)
+      Dtype = *Only;
+  }
   const Expr *Module = nullptr;
-  for (const auto &[Call, Function] : ModuleCalls)
-    if (Function == Off.Function &&
-        (!On || SM.isBeforeInTranslationUnit(On->Read.Call->getBeginLoc(),
-                                             Call->getBeginLoc())) &&
-        SM.isBeforeInTranslationUnit(Call->getBeginLoc(),
-                                     Off.Read.Call->getBeginLoc())) {
+  const FunctionCfg *Cfg = context().cfgs(Ctx).of(Off.Read.Call);
+  for (const auto &[Call, Function] : ModuleCalls) {
+    if (Function != Off.Function || !Cfg)
+      continue;
+    // In the region: under the switch-on, or, for a region opened by the
+    // caller, on a path to the switch-off.
+    std::optional<CastCacheSetting> At = Autocast.cacheBefore(Call);
+    bool InRegion = On ? At && llvm::is_contained(At->Open, On)
+                       : At && reaches(*Cfg, Call, Off.Read.Call, Ctx);
+    if (InRegion) {
       Module = Call;
       break;
     }
+  }
   // The optimizer that updates the weights in place, and where the backward
   // pass runs.
   const CallExpr *Backward = nullptr, *Step = nullptr;

@@ -39,8 +39,8 @@ private:
     autocast::AutocastCall Read;
     const clang::FunctionDecl *Function;
   };
-  bool clearedAround(const Located &Off) const;
-  void reportAt(const Located &Off, const Located *On);
+  bool clearedAround(const Located &Off);
+  void reportAt(const Located &Off, const clang::CallExpr *On);
 
   clang::ASTContext *Ctx = nullptr;
   /// The unit's autocast calls and module calls, in source order.

@@ -1,9 +1,10 @@
 // torch-autocast-stale-cache: a CUDA autocast region ends without
 // at::autocast::clear_cache(), with the names of libtorch up to 2.3
 // (deprecated wrappers since 2.4, so this program is analyzed against both
-// generations). Regions that clear the cache where they end (right after, or
-// right before with nothing run in between), resets before any region, CPU
-// autocast and functions that turned caching off are fine.
+// generations). Regions that clear the cache where they end (after the
+// switch-off on every path, or right before it with nothing run in between),
+// resets before any region, CPU autocast and functions that turned caching
+// off are fine.
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
@@ -140,6 +141,39 @@ void ends_in_an_inner_block(Net &model, torch::optim::Optimizer &optimizer,
   optimizer.step();
 }
 
+// The early exit turns autocast off, but only the main path clears the
+// cache.
+void skips_a_bad_batch(Net &model, torch::optim::Optimizer &optimizer,
+                       torch::Device device) {
+  optimizer.zero_grad();
+  at::autocast::set_enabled(true);
+  auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
+  if (!torch::isfinite(loss).item<bool>()) {
+    at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
+    return;
+  }
+  at::autocast::set_enabled(false);
+  at::autocast::clear_cache();
+  loss.backward();
+  optimizer.step();
+}
+
+// Cleared once the loop is over: every step but the first computes with the
+// copies cast before the optimizer updated the weights.
+void clears_after_the_loop(Net &model, torch::optim::Optimizer &optimizer,
+                           torch::Device device) {
+  for (int step = 0; step < 100; ++step) {
+    optimizer.zero_grad();
+    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling
+    auto loss =
+        torch::cross_entropy_loss(model(inputs(device)), targets(device));
+    at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache
+    loss.backward();
+    optimizer.step();
+  }
+  at::autocast::clear_cache();
+}
+
 // --- negatives -------------------------------------------------------------
 
 void clears_after(Net &model, torch::optim::Optimizer &optimizer,
@@ -266,6 +300,8 @@ int main() {
   ends_on_a_condition(model, device, true);
   clears_too_early(model, optimizer, device);
   bfloat16_step(model, optimizer, device);
+  skips_a_bad_batch(model, optimizer, device);
+  clears_after_the_loop(model, optimizer, device);
   clears_after(model, optimizer, device);
   clears_right_before(model, optimizer, device);
   clears_after_logging(model, optimizer, device);
