@@ -3,6 +3,7 @@
 #include "analysis/AutocastFlow.h"
 #include "analysis/DeviceFlow.h"
 #include "analysis/FunctionCfg.h"
+#include "analysis/GradModeFlow.h"
 #include "analysis/ModuleModes.h"
 
 using namespace clang;
@@ -45,6 +46,15 @@ ModuleModes &AnalysisContext::moduleModes(ASTContext &Ctx) {
   if (!Modes || &Modes->astContext() != &Ctx)
     Modes = std::make_unique<ModuleModes>(Ctx, cfgs(Ctx));
   return *Modes;
+}
+
+GradModeFlow &AnalysisContext::gradModeFlow(ASTContext &Ctx) {
+  if (!Recording || &Recording->astContext() != &Ctx) {
+    LifetimeCfgs =
+        std::make_unique<FunctionCfgCache>(Ctx, ObjectLifetimes::Shown);
+    Recording = std::make_unique<GradModeFlow>(Ctx, *LifetimeCfgs);
+  }
+  return *Recording;
 }
 
 } // namespace torchlint

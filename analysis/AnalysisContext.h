@@ -28,6 +28,7 @@ namespace torchlint {
 class AutocastFlow;
 class DeviceFlow;
 class FunctionCfgCache;
+class GradModeFlow;
 class ModuleModes;
 
 /// Per translation unit: the shared analyses, the user-code filter and the
@@ -52,6 +53,8 @@ public:
   FunctionCfgCache &cfgs(clang::ASTContext &Ctx);
   /// Training or evaluation mode, path by path, in each function.
   ModuleModes &moduleModes(clang::ASTContext &Ctx);
+  /// Whether autograd records, path by path, in each function.
+  GradModeFlow &gradModeFlow(clang::ASTContext &Ctx);
 
 private:
   const UserCode &Code;
@@ -63,6 +66,9 @@ private:
   std::unique_ptr<FunctionCfgCache> Cfgs;
   std::unique_ptr<AutocastFlow> Autocast;
   std::unique_ptr<ModuleModes> Modes;
+  /// The CFGs with object lifetimes that GradModeFlow runs on.
+  std::unique_ptr<FunctionCfgCache> LifetimeCfgs;
+  std::unique_ptr<GradModeFlow> Recording;
 };
 
 } // namespace torchlint

@@ -131,7 +131,7 @@ const FunctionCfg *FunctionCfgCache::get(const FunctionDecl *FD) {
   CFG::BuildOptions Options;
   Options.AddInitializers = true;
   Options.AddCXXDefaultInitExprInCtors = true;
-  Options.AddImplicitDtors = false;
+  Options.AddImplicitDtors = Lifetimes == ObjectLifetimes::Shown;
   Options.AddTemporaryDtors = false;
   Options.AddLifetime = false;
   Options.setAllAlwaysAdd();

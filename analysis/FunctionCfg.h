@@ -70,9 +70,17 @@ const clang::FunctionDecl *functionOf(const clang::Stmt *S,
 /// dependent context.
 bool inTemplatePattern(const clang::Stmt *S, clang::ASTContext &Ctx);
 
+/// Whether a CFG has an element where each local object is destroyed. The
+/// grad-mode flow needs a guard's end of life; the device flow was built and
+/// measured on CFGs without them.
+enum class ObjectLifetimes { Omitted, Shown };
+
 class FunctionCfgCache {
 public:
-  explicit FunctionCfgCache(clang::ASTContext &Ctx) : Ctx(Ctx) {}
+  explicit FunctionCfgCache(
+      clang::ASTContext &Ctx,
+      ObjectLifetimes Lifetimes = ObjectLifetimes::Omitted)
+      : Ctx(Ctx), Lifetimes(Lifetimes) {}
   clang::ASTContext &astContext() const { return Ctx; }
 
   /// The CFG of FD's body, or null when FD has no body or none can be built.
@@ -84,6 +92,7 @@ public:
 
 private:
   clang::ASTContext &Ctx;
+  ObjectLifetimes Lifetimes;
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionCfg>>
       Cache;
 };

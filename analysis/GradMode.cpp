@@ -3,7 +3,7 @@
 #include "analysis/ModuleModes.h"
 
 #include "analysis/DeviceFlow.h"
-#include "analysis/EnclosingBlocks.h"
+#include "analysis/GradModeFlow.h"
 #include "api/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
@@ -11,7 +11,6 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
-#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
@@ -45,9 +44,10 @@ std::optional<bool> firstArgument(const VarDecl *Var, ASTContext &Ctx) {
   return api::constantBool(constructionOf(Var)->getArg(0), Ctx);
 }
 
-/// `torch::GradMode::set_enabled(Value)`: the value, when it is a constant.
-std::optional<std::optional<bool>> gradModeSetting(const Stmt *S,
-                                                   ASTContext &Ctx) {
+} // namespace
+
+std::optional<std::optional<bool>> gradModeSwitch(const Stmt *S,
+                                                  ASTContext &Ctx) {
   const auto *Call = dyn_cast_or_null<CallExpr>(S);
   const auto *MD =
       Call ? dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()) : nullptr;
@@ -58,6 +58,7 @@ std::optional<std::optional<bool>> gradModeSetting(const Stmt *S,
   return api::constantBool(Call->getArg(0), Ctx);
 }
 
+namespace {
 bool needsGradients(const CallExpr *Call) {
   if (api::isBackwardCall(Call) || api::isOptimizerCall(Call))
     return true;
@@ -74,18 +75,11 @@ bool needsGradients(const CallExpr *Call) {
 
 class GradientUseFinder : public RecursiveASTVisitor<GradientUseFinder> {
 public:
-  GradientUseFinder(DeviceFlow &Flow, SourceLocation From, SourceLocation To,
-                    unsigned Depth,
+  GradientUseFinder(DeviceFlow &Flow, unsigned Depth,
                     llvm::SmallPtrSetImpl<const FunctionDecl *> &Visited)
-      : Flow(Flow), SM(Flow.astContext().getSourceManager()), From(From),
-        To(To), Depth(Depth), Visited(Visited) {}
+      : Flow(Flow), Depth(Depth), Visited(Visited) {}
 
   bool VisitCallExpr(CallExpr *Call) {
-    SourceLocation Loc = SM.getExpansionLoc(Call->getBeginLoc());
-    if (From.isValid() && SM.isBeforeInTranslationUnit(Loc, From))
-      return true;
-    if (To.isValid() && !SM.isBeforeInTranslationUnit(Loc, To))
-      return true;
     if (needsGradients(Call)) {
       Found = Call;
       return false;
@@ -96,7 +90,7 @@ public:
         !api::isInTorchNamespace(Definition) &&
         Flow.enclosingFunction(Definition->getBody()) &&
         Visited.insert(Definition).second) {
-      GradientUseFinder Inner(Flow, {}, {}, Depth + 1, Visited);
+      GradientUseFinder Inner(Flow, Depth + 1, Visited);
       Inner.TraverseStmt(Definition->getBody());
       if (Inner.Found) {
         Found = Call;
@@ -110,8 +104,6 @@ public:
 
 private:
   DeviceFlow &Flow;
-  const SourceManager &SM;
-  SourceLocation From, To;
   unsigned Depth;
   llvm::SmallPtrSetImpl<const FunctionDecl *> &Visited;
 };
@@ -232,7 +224,8 @@ bool mayHoldTensorAt(QualType T, unsigned Depth) {
 }
 
 bool callersDisableGradients(const FunctionDecl *FD, DeviceFlow &Flow,
-                             unsigned Depth, std::optional<bool> &Result) {
+                             GradModeFlow &Recording, unsigned Depth,
+                             std::optional<bool> &Result) {
   if (Flow.lambdaOrigin(FD))
     return false;
   std::optional<llvm::ArrayRef<DeviceFlow::CallSite>> Sites =
@@ -244,12 +237,12 @@ bool callersDisableGradients(const FunctionDecl *FD, DeviceFlow &Flow,
     return true;
   }
   for (const DeviceFlow::CallSite &Site : *Sites) {
-    if (gradSettingAt(Site.Call, Flow.astContext()).State ==
-        GradSetting::Disabled)
+    if (Recording.before(Site.Call).State == GradSetting::Disabled)
       continue;
     std::optional<bool> Outer;
     if (Depth < MaxCallDepth && Site.Caller &&
-        callersDisableGradients(Site.Caller, Flow, Depth + 1, Outer) &&
+        callersDisableGradients(Site.Caller, Flow, Recording, Depth + 1,
+                                Outer) &&
         Outer == true)
       continue;
     Result = false;
@@ -287,51 +280,20 @@ GradSetting::Kind guardEffect(const VarDecl *Var, ASTContext &Ctx) {
   return Derived ? GradSetting::Disabled : GradSetting::Default;
 }
 
-GradSetting gradSettingAt(const Stmt *S, ASTContext &Ctx) {
-  // The latest statement before S in a block that decides wins, over
-  // anything in the blocks around.
-  GradSetting Latest;
-  forEachEnclosingBlock(
-      S, Ctx, [&](const CompoundStmt *Block, const Stmt *Child) {
-        for (const Stmt *Item : Block->body()) {
-          if (Item == Child)
-            break;
-          if (const auto *Decls = dyn_cast<DeclStmt>(Item)) {
-            for (const Decl *D : Decls->decls())
-              if (GradSetting::Kind Effect =
-                      guardEffect(dyn_cast<VarDecl>(D), Ctx);
-                  Effect != GradSetting::Default)
-                Latest = {Effect, Decls};
-          } else if (const auto *E = dyn_cast<Expr>(Item)) {
-            if (std::optional<std::optional<bool>> Setting =
-                    gradModeSetting(E->IgnoreParenImpCasts(), Ctx))
-              Latest = {*Setting == false ? GradSetting::Disabled
-                                          : GradSetting::Enabled,
-                        Item};
-          }
-        }
-        return Latest.State != GradSetting::Default;
-      });
-  return Latest;
-}
-
 std::optional<bool> gradDisabledInCallers(const FunctionDecl *FD,
-                                          DeviceFlow &Flow) {
+                                          DeviceFlow &Flow,
+                                          GradModeFlow &Recording) {
   std::optional<bool> Result;
-  if (!FD || !callersDisableGradients(FD, Flow, 0, Result))
+  if (!FD || !callersDisableGradients(FD, Flow, Recording, 0, Result))
     return std::nullopt;
   return Result;
 }
 
-const Expr *gradientUseIn(const Stmt *S, DeviceFlow &Flow, SourceLocation From,
-                          SourceLocation To) {
+const Expr *gradientUseIn(const Stmt *S, DeviceFlow &Flow) {
   if (!S)
     return nullptr;
-  const SourceManager &SM = Flow.astContext().getSourceManager();
   llvm::SmallPtrSet<const FunctionDecl *, 8> Visited;
-  GradientUseFinder Finder(
-      Flow, From.isValid() ? SM.getExpansionLoc(From) : From,
-      To.isValid() ? SM.getExpansionLoc(To) : To, 0, Visited);
+  GradientUseFinder Finder(Flow, 0, Visited);
   Finder.TraverseStmt(const_cast<Stmt *>(S));
   return Finder.Found;
 }

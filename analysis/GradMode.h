@@ -15,7 +15,6 @@
 #define TORCHLINT_ANALYSIS_GRADMODE_H
 
 #include "clang/AST/Type.h"
-#include "clang/Basic/SourceLocation.h"
 
 #include <optional>
 
@@ -31,9 +30,10 @@ class VarDecl;
 namespace torchlint {
 
 class DeviceFlow;
+class GradModeFlow;
 
-/// What S's function says about recording at S: the latest guard or
-/// torch::GradMode::set_enabled() call before S in a block that encloses it.
+/// What S's function says about recording at S: what the guards alive and
+/// the torch::GradMode::set_enabled() calls on the paths to S leave it at.
 struct GradSetting {
   enum Kind {
     Default,  ///< nothing in the function decides
@@ -42,6 +42,7 @@ struct GradSetting {
               ///< InferenceMode(false), set_enabled(true), set_enabled(flag)
   };
   Kind State = Default;
+  /// The guard's declaration or the call that decided.
   const clang::Stmt *Where = nullptr;
 };
 
@@ -53,23 +54,24 @@ struct GradSetting {
 GradSetting::Kind guardEffect(const clang::VarDecl *Var,
                               clang::ASTContext &Ctx);
 
-/// The setting in effect at S, in S's function.
-GradSetting gradSettingAt(const clang::Stmt *S, clang::ASTContext &Ctx);
+/// `torch::GradMode::set_enabled(Value)`: the value when it is a constant,
+/// nullopt inside for one known only at run time; nullopt when S is no such
+/// call.
+std::optional<std::optional<bool>> gradModeSwitch(const clang::Stmt *S,
+                                                  clang::ASTContext &Ctx);
 
 /// Every call of FD (through a few callers) has recording turned off. Nullopt
 /// when FD's callers are not all known: its address is taken, or it is a
 /// lambda.
 std::optional<bool> gradDisabledInCallers(const clang::FunctionDecl *FD,
-                                          DeviceFlow &Flow);
+                                          DeviceFlow &Flow,
+                                          GradModeFlow &Recording);
 
-/// The first call in S, at or after From and before To (either may be
-/// invalid: no bound), that needs the recorded graph: a backward pass,
+/// The first call in S that needs the recorded graph: a backward pass,
 /// torch::autograd::grad, an optimizer's step or zero_grad, reading .grad(),
 /// requires_grad_(). A call of one of the program's functions counts when
 /// that function (a few calls deep) needs it.
-const clang::Expr *gradientUseIn(const clang::Stmt *S, DeviceFlow &Flow,
-                                 clang::SourceLocation From = {},
-                                 clang::SourceLocation To = {});
+const clang::Expr *gradientUseIn(const clang::Stmt *S, DeviceFlow &Flow);
 
 /// The first switch to training mode in Root (`->train()`), in any order,
 /// or null.

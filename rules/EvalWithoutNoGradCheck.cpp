@@ -4,6 +4,7 @@
 
 #include "analysis/DeviceFlow.h"
 #include "analysis/GradMode.h"
+#include "analysis/GradModeFlow.h"
 #include "analysis/Loops.h"
 #include "analysis/ModuleModes.h"
 #include "api/TorchApi.h"
@@ -144,7 +145,8 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       MD && api::isModuleClass(MD->getParent()))
     return;
   // Off already, or deliberately on.
-  if (gradSettingAt(Call, Ctx).State != GradSetting::Default)
+  GradModeFlow &Recording = context().gradModeFlow(Ctx);
+  if (Recording.before(Call).State != GradSetting::Default)
     return;
 
   std::optional<DeviceFlow::CallSite> Lambda = Flow.lambdaOrigin(FD);
@@ -175,9 +177,10 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return; // a caller may run backward() on what it computes
   if (Lambda) {
     if (Lambda->Call &&
-        gradSettingAt(Lambda->Call, Ctx).State == GradSetting::Disabled)
+        Recording.before(Lambda->Call).State == GradSetting::Disabled)
       return;
-  } else if (std::optional<bool> Callers = gradDisabledInCallers(FD, Flow);
+  } else if (std::optional<bool> Callers =
+                 gradDisabledInCallers(FD, Flow, Recording);
              Callers.value_or(!Evaluation)) {
     return;
   }

@@ -227,6 +227,23 @@ void grad_mode_switched_back_on(Net &model, bool keep_graph) {
   std::cout << warmup.sum() + model->forward(images()).sum() << "\n";
 }
 
+// set_enabled() switches the thread's mode, not a block's.
+void grad_mode_set_off_in_a_block(Net &model, bool verbose) {
+  {
+    torch::GradMode::set_enabled(false);
+    if (verbose)
+      std::cout << "recording off\n";
+  }
+  std::cout << model->forward(images()).sum() << "\n";
+}
+
+// Off unless the caller wants the graph: decided at run time, on purpose.
+void grad_mode_off_unless_asked(Net &model, bool keep_graph) {
+  if (!keep_graph)
+    torch::GradMode::set_enabled(false);
+  std::cout << model->forward(images()).sum() << "\n";
+}
+
 // Training mode on one of the paths: the graph may be wanted.
 void mode_chosen_by_a_flag(Net &model, bool training) {
   if (training)
@@ -334,6 +351,8 @@ int main() {
   inference_mode_disabled(model);
   grad_mode_enabled_on_purpose(model);
   grad_mode_switched_back_on(model, true);
+  grad_mode_set_off_in_a_block(model, true);
+  grad_mode_off_unless_asked(model, false);
   report_twice(model);
   training_step(model, optimizer);
   compute_loss(model).backward();
