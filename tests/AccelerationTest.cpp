@@ -69,7 +69,7 @@ TEST(Acceleration, TestInputsGiveByteIdenticalLogsWithAndWithoutIt) {
     std::string Directory = temporaryDirectory();
     for (const std::string &Name : Names)
       fs::copy_file(programPath(Name), Directory + "/" + Name + ".cpp");
-    std::string Database = databaseFor(G, Names, Directory, /*Golden=*/false);
+    std::string Database = databaseFor(G, Names, Directory);
     auto Run = [&](const std::string &Acceleration) {
       std::string Sarif = temporaryDirectory() + "/sample.sarif";
       Analysis A = analyze({"--format=json", "-j", "2", "--quiet", Acceleration,
@@ -98,7 +98,7 @@ struct SmallProject {
     Directory = temporaryDirectory();
     for (const std::string &Name : Names)
       fs::copy_file(programPath(Name), Directory + "/" + Name + ".cpp");
-    Database = databaseFor(G, Names, Directory, /*Golden=*/false);
+    Database = databaseFor(G, Names, Directory);
     Cache = temporaryDirectory();
   }
   Analysis analyzeIt() const {

@@ -38,10 +38,8 @@ TEST(FixSafety, SecondFixRunChangesNothing) {
   for (const Generation &G : generations()) {
     std::string Directory = temporaryDirectory();
     for (const std::string &Name : goldens(G.Major))
-      fs::copy_file(programPath(Name, ".fixed.cpp"),
-                    fs::path(Directory) / (Name + ".cpp"));
-    std::string Database =
-        databaseFor(G, goldens(G.Major), Directory, /*Golden=*/false);
+      copyProgram(Name, Directory, /*Golden=*/true);
+    std::string Database = databaseFor(G, goldens(G.Major), Directory);
     RunResult Again =
         run(torchlintBinary(),
             {"--fix", "--format=json", "-j", "2", cacheDirectory(G), Database});
@@ -50,9 +48,12 @@ TEST(FixSafety, SecondFixRunChangesNothing) {
               std::string::npos)
         << G.Name << ": " << Again.Stderr;
     for (const std::string &Name : goldens(G.Major))
-      EXPECT_EQ(readFile(Directory + "/" + Name + ".cpp"),
-                readFile(programPath(Name, ".fixed.cpp")))
-          << Name << ".cpp changed on a second --fix against " << G.Name;
+      for (const std::string &File : programFiles(Name)) {
+        std::string Golden = fs::exists(goldenOf(File)) ? goldenOf(File) : File;
+        EXPECT_EQ(readFile(copyPath(File, Directory)), readFile(Golden))
+            << fs::path(Golden).filename().string()
+            << " changed on a second --fix against " << G.Name;
+      }
   }
 }
 
@@ -72,7 +73,7 @@ std::multiset<Place> places(const json &Findings, unsigned FirstLine) {
 /// where it does: a fix run parses each program several times, and line
 /// endings concern each rule's fixes, not each program.
 std::vector<std::string> onePerFixingRule(const Generation &G) {
-  const std::vector<std::string> WithGolden = goldens(G.Major);
+  const std::vector<std::string> WithGolden = singleFile(goldens(G.Major));
   std::set<std::string> Rules, Names;
   for (const json &F : originals(G).Output["findings"]) {
     std::string Name = fs::path(F["file"].get<std::string>()).stem().string();
@@ -93,7 +94,7 @@ TEST(FixSafety, WindowsLineEndingsAndByteOrderMarkKeepColumnsAndEndings) {
   for (const std::string &Name : Programs)
     writeFile(Directory + "/" + Name + ".cpp",
               withWindowsLineEndings(readFile(programPath(Name))));
-  std::string Database = databaseFor(G, Programs, Directory, /*Golden=*/false);
+  std::string Database = databaseFor(G, Programs, Directory);
   RunResult Fixed = run(torchlintBinary(), {"--fix", "--format=json", "-j", "2",
                                             cacheDirectory(G), Database});
   json Output = json::parse(Fixed.Stdout, nullptr, false);

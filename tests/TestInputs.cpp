@@ -108,22 +108,77 @@ std::multiset<LineRule> annotations(const std::string &Path) {
 }
 
 namespace {
-/// The words of a program's `// torchlint-test:` lines, in order.
+/// The words of a program's `// torchlint-test:` lines, in order, over its
+/// files.
 std::vector<std::string> testMarks(const std::string &Program) {
-  std::istringstream In(readFile(programPath(Program)));
-  std::string Line;
   static const std::string Mark = "// torchlint-test:";
   std::vector<std::string> Words;
-  while (std::getline(In, Line)) {
-    if (Line.rfind(Mark, 0) != 0)
-      continue;
-    std::istringstream Items(Line.substr(Mark.size()));
-    for (std::string Word; Items >> Word;)
-      Words.push_back(Word);
+  for (const std::string &File : programFiles(Program)) {
+    std::istringstream In(readFile(File));
+    std::string Line;
+    while (std::getline(In, Line)) {
+      if (Line.rfind(Mark, 0) != 0)
+        continue;
+      std::istringstream Items(Line.substr(Mark.size()));
+      for (std::string Word; Items >> Word;)
+        Words.push_back(Word);
+    }
   }
   return Words;
 }
+
+bool isGolden(const fs::path &File) {
+  return File.filename().string().find(".fixed.") != std::string::npos;
+}
+
+bool isSource(const fs::path &File) {
+  std::string Extension = File.extension().string();
+  return Extension == ".cpp" || Extension == ".h" || Extension == ".hpp";
+}
 } // namespace
+
+bool isMultiUnit(const std::string &Program) {
+  return fs::is_directory(fs::path(testInputsDir()) / Program);
+}
+
+std::vector<std::string> programFiles(const std::string &Program) {
+  if (!isMultiUnit(Program))
+    return {programPath(Program)};
+  std::vector<std::string> Files;
+  for (const fs::directory_entry &Entry :
+       fs::directory_iterator(fs::path(testInputsDir()) / Program))
+    if (Entry.is_regular_file() && isSource(Entry.path()) &&
+        !isGolden(Entry.path()))
+      Files.push_back(Entry.path().string());
+  std::sort(Files.begin(), Files.end());
+  return Files;
+}
+
+std::vector<std::string> programUnits(const std::string &Program) {
+  std::vector<std::string> Units;
+  for (const std::string &File : programFiles(Program))
+    if (fs::path(File).extension() == ".cpp")
+      Units.push_back(File);
+  return Units;
+}
+
+std::string goldenOf(const std::string &File) {
+  fs::path Path(File);
+  return (Path.parent_path() /
+          (Path.stem().string() + ".fixed" + Path.extension().string()))
+      .string();
+}
+
+Annotations programAnnotations(const std::string &Program) {
+  Annotations All;
+  for (const std::string &File : programFiles(Program)) {
+    Annotations One = readAnnotations(File);
+    All.Findings.insert(All.Findings.end(), One.Findings.begin(),
+                        One.Findings.end());
+    All.Notes.insert(All.Notes.end(), One.Notes.begin(), One.Notes.end());
+  }
+  return All;
+}
 
 std::string twinOf(const std::string &Program) {
   std::vector<std::string> Words = testMarks(Program);
@@ -161,11 +216,15 @@ std::vector<std::string> programs(int Major) {
   std::vector<std::string> Names;
   for (const fs::directory_entry &Entry :
        fs::directory_iterator(testInputsDir())) {
-    std::string Name = Entry.path().filename().string();
-    if (Entry.path().extension() == ".cpp" &&
-        Name.find(".fixed.") == std::string::npos &&
-        (Major == 0 || buildsWith(Entry.path().stem().string(), Major)))
-      Names.push_back(Entry.path().stem().string());
+    std::string Name = Entry.path().stem().string();
+    bool Program =
+        Entry.is_directory()
+            ? !programUnits(Entry.path().filename().string()).empty()
+            : Entry.path().extension() == ".cpp" && !isGolden(Entry.path());
+    if (Entry.is_directory())
+      Name = Entry.path().filename().string();
+    if (Program && (Major == 0 || buildsWith(Name, Major)))
+      Names.push_back(Name);
   }
   std::sort(Names.begin(), Names.end());
   return Names;
@@ -174,8 +233,17 @@ std::vector<std::string> programs(int Major) {
 std::vector<std::string> goldens(int Major) {
   std::vector<std::string> Names;
   for (const std::string &Name : programs(Major))
-    if (fs::exists(fs::path(testInputsDir()) / (Name + ".fixed.cpp")))
-      Names.push_back(Name);
+    for (const std::string &File : programFiles(Name))
+      if (fs::exists(goldenOf(File))) {
+        Names.push_back(Name);
+        break;
+      }
+  return Names;
+}
+
+std::vector<std::string> singleFile(std::vector<std::string> Names) {
+  Names.erase(std::remove_if(Names.begin(), Names.end(), isMultiUnit),
+              Names.end());
   return Names;
 }
 
@@ -211,22 +279,50 @@ Analysis analyze(const std::vector<std::string> &Args) {
   return A;
 }
 
-/// A compilation database for copies of the named programs in Directory, or
-/// for their golden files: each entry is the program's own, pointed at
-/// another file.
+std::string copyPath(const std::string &File, const std::string &Directory) {
+  return (fs::path(Directory) /
+          fs::path(File).lexically_relative(testInputsDir()))
+      .string();
+}
+
+std::vector<std::string> copyProgram(const std::string &Program,
+                                     const std::string &Directory,
+                                     bool Golden) {
+  std::vector<std::string> Copies;
+  for (const std::string &File : programFiles(Program)) {
+    std::string Copy = copyPath(File, Directory);
+    fs::create_directories(fs::path(Copy).parent_path());
+    std::string Source =
+        Golden && fs::exists(goldenOf(File)) ? goldenOf(File) : File;
+    fs::copy_file(Source, Copy, fs::copy_options::overwrite_existing);
+    Copies.push_back(Copy);
+  }
+  return Copies;
+}
+
+/// The program a unit of the database belongs to: its stem, or its folder
+/// for a unit of a multi-unit program.
+std::string programOfUnit(const fs::path &Unit) {
+  fs::path Relative = Unit.lexically_relative(testInputsDir());
+  auto First = Relative.begin();
+  if (First == Relative.end())
+    return "";
+  if (std::next(First) != Relative.end())
+    return First->string();
+  return Unit.stem().string();
+}
+
 std::string databaseFor(const Generation &G,
                         const std::vector<std::string> &Names,
-                        const std::string &Directory, bool Golden) {
+                        const std::string &Directory) {
   json Original = json::parse(readFile(G.Database));
   json Result = json::array();
   for (json Entry : Original) {
     fs::path File = Entry["file"].get<std::string>();
-    std::string Name = File.stem().string();
-    if (std::find(Names.begin(), Names.end(), Name) == Names.end())
+    if (std::find(Names.begin(), Names.end(), programOfUnit(File)) ==
+        Names.end())
       continue;
-    std::string Target =
-        Golden ? (fs::path(testInputsDir()) / (Name + ".fixed.cpp")).string()
-               : (fs::path(Directory) / (Name + ".cpp")).string();
+    std::string Target = copyPath(File.string(), Directory);
     std::string Command = Entry["command"].get<std::string>();
     size_t At = Command.find(File.string());
     if (At != std::string::npos)
@@ -267,7 +363,7 @@ std::vector<std::string> programsNaming(const Generation &G,
                                         const std::string &Rule) {
   std::vector<std::string> Names;
   for (const std::string &Name : programs(G.Major))
-    for (const LineRule &Item : annotations(programPath(Name)))
+    for (const LineRule &Item : programAnnotations(Name).lineRules())
       if (Item.second == Rule) {
         Names.push_back(Name);
         break;
@@ -298,9 +394,8 @@ Analysis analyzeTestInputs(const Generation &G,
     json Subset = json::array();
     std::vector<std::string> Names = programsNaming(G, Rule);
     for (const json &Entry : Original)
-      if (std::find(
-              Names.begin(), Names.end(),
-              fs::path(Entry["file"].get<std::string>()).stem().string()) !=
+      if (std::find(Names.begin(), Names.end(),
+                    programOfUnit(Entry["file"].get<std::string>())) !=
           Names.end())
         Subset.push_back(Entry);
     writeFile(Directory + "/compile_commands.json", Subset.dump(1));
@@ -327,26 +422,26 @@ const FixRun &fixedCopies(const Generation &G) {
   FixRun Result;
   Result.Directory = temporaryDirectory();
   for (const std::string &Name : goldens(G.Major))
-    fs::copy_file(fs::path(testInputsDir()) / (Name + ".cpp"),
-                  fs::path(Result.Directory) / (Name + ".cpp"));
-  std::string Database =
-      databaseFor(G, goldens(G.Major), Result.Directory, false);
+    copyProgram(Name, Result.Directory, /*Golden=*/false);
+  std::string Database = databaseFor(G, goldens(G.Major), Result.Directory);
   Result.Run = run(torchlintBinary(), {"--fix", "--format=json", "-j", "2",
                                        "--quiet", cacheDirectory(G), Database});
   return Runs.emplace(G.Name, std::move(Result)).first->second;
 }
 
-const Analysis &goldenAnalysis(const Generation &G) {
-  static std::map<std::string, Analysis> Runs;
+const GoldenRun &goldenAnalysis(const Generation &G) {
+  static std::map<std::string, GoldenRun> Runs;
   auto It = Runs.find(G.Name);
   if (It != Runs.end())
     return It->second;
-  std::string Database =
-      databaseFor(G, goldens(G.Major), temporaryDirectory(), true);
-  return Runs
-      .emplace(G.Name, analyze({"--format=json", "-j", "2", "--quiet",
-                                cacheDirectory(G), Database}))
-      .first->second;
+  GoldenRun Result;
+  Result.Directory = temporaryDirectory();
+  for (const std::string &Name : goldens(G.Major))
+    copyProgram(Name, Result.Directory, /*Golden=*/true);
+  std::string Database = databaseFor(G, goldens(G.Major), Result.Directory);
+  Result.Result = analyze(
+      {"--format=json", "-j", "2", "--quiet", cacheDirectory(G), Database});
+  return Runs.emplace(G.Name, std::move(Result)).first->second;
 }
 
 std::string dataFile(const std::string &Name) {

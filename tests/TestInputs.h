@@ -68,10 +68,25 @@ struct Generation {
 const std::vector<Generation> &generations();
 const Generation &generation(const std::string &Name);
 
-/// Program names (file stems) that build with libtorch Major (0: any).
+/// Program names that build with libtorch Major (0: any): the stem of a
+/// `.cpp` of test-inputs/, or a folder of it holding the units and headers
+/// of one multi-unit program.
 std::vector<std::string> programs(int Major = 0);
-/// Those programs that have a golden `.fixed.cpp`.
+/// Those programs that have a golden file (`.fixed.cpp`, `.fixed.h`).
 std::vector<std::string> goldens(int Major = 0);
+/// The programs of Names that are one `.cpp`.
+std::vector<std::string> singleFile(std::vector<std::string> Names);
+/// The program is a folder of units and headers.
+bool isMultiUnit(const std::string &Program);
+/// The program's files, units and headers, sorted; goldens left out.
+std::vector<std::string> programFiles(const std::string &Program);
+/// The program's translation units.
+std::vector<std::string> programUnits(const std::string &Program);
+/// A file's golden: `name.fixed.cpp` beside `name.cpp`, `x.fixed.h` beside
+/// `x.h`; it may not exist.
+std::string goldenOf(const std::string &File);
+/// The annotations of all of a program's files.
+Annotations programAnnotations(const std::string &Program);
 /// "<generation>/<program>" for every program each generation builds.
 std::vector<std::string> cases(bool GoldenOnly);
 std::pair<const Generation &, std::string> splitCase(const std::string &Case);
@@ -89,12 +104,19 @@ struct Analysis {
 };
 Analysis analyze(const std::vector<std::string> &Args);
 
-/// A compilation database in Directory for copies of the named programs
-/// placed there, or (Golden) for their golden files: each entry is the
-/// program's own, pointed at another file.
+/// Where File of test-inputs/ lies in a copy of the folder at Directory.
+std::string copyPath(const std::string &File, const std::string &Directory);
+/// Copies the program's files into Directory, laid out as in test-inputs/
+/// (with their goldens' contents where Golden and one exists); returns the
+/// copies.
+std::vector<std::string> copyProgram(const std::string &Program,
+                                     const std::string &Directory, bool Golden);
+/// A compilation database in Directory for the copies (copyProgram) of the
+/// named programs placed there: each entry is the unit's own, pointed at its
+/// copy.
 std::string databaseFor(const Generation &G,
                         const std::vector<std::string> &Names,
-                        const std::string &Directory, bool Golden);
+                        const std::string &Directory);
 
 /// A file of tests/data.
 std::string dataFile(const std::string &Name);
@@ -127,8 +149,14 @@ struct FixRun {
 };
 /// The CLI's --fix over copies of G's programs that have golden files.
 const FixRun &fixedCopies(const Generation &G);
+struct GoldenRun {
+  /// Copies of the programs with goldens, the goldens' contents under the
+  /// originals' names (copyPath), so that a unit includes its fixed header.
+  std::string Directory;
+  Analysis Result;
+};
 /// The CLI over G's golden files.
-const Analysis &goldenAnalysis(const Generation &G);
+const GoldenRun &goldenAnalysis(const Generation &G);
 
 } // namespace torchlint::test
 

@@ -55,34 +55,17 @@ std::string testName(const ::testing::TestParamInfo<std::string> &Info) {
 
 class TestInput : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(TestInput, FindingsMatchAnnotations) {
-  auto [G, Program] = splitCase(GetParam());
-  std::string Path = programPath(Program);
+/// One file of a program: its findings against its annotations.
+void expectFindingsMatch(const Generation &G, const std::string &Path,
+                         const Analysis &A) {
   Annotations Spec = readAnnotations(Path);
   // scripts/check-rule.sh runs one rule: only its annotations then count.
   std::string Only = onlyRule();
-  if (!Only.empty()) {
-    Spec.Findings.erase(std::remove_if(Spec.Findings.begin(),
-                                       Spec.Findings.end(),
-                                       [&](const Expectation &E) {
-                                         return E.Rule != Only;
-                                       }),
-                        Spec.Findings.end());
-    if (Spec.Findings.empty())
-      GTEST_SKIP() << Program << " names no " << Only;
-  }
-  const Analysis &A = originals(G);
-  ASSERT_FALSE(A.Output.is_discarded())
-      << "torchlint did not print JSON (exit " << A.Run.ExitCode << "):\n"
-      << A.Run.Stderr;
-  ASSERT_NE(readFile(G.Database).find("\"" + Path + "\""), std::string::npos)
-      << Path << " is missing from " << G.Database
-      << " (configure test-inputs/ again: ctest -R configure_test_inputs)";
-  ASSERT_TRUE(A.Output["translationUnits"].get<int>() > 0);
-  auto Failure = A.Failures.find(Path);
-  ASSERT_TRUE(Failure == A.Failures.end())
-      << Path << " was not analyzed against " << G.Name << ": "
-      << Failure->second;
+  if (!Only.empty())
+    Spec.Findings.erase(
+        std::remove_if(Spec.Findings.begin(), Spec.Findings.end(),
+                       [&](const Expectation &E) { return E.Rule != Only; }),
+        Spec.Findings.end());
 
   std::multiset<LineRule> Expected = Spec.lineRules();
   std::multiset<LineRule> Actual;
@@ -122,18 +105,20 @@ TEST_P(TestInput, FindingsMatchAnnotations) {
         Matched = true;
     }
     EXPECT_TRUE(Matched || Seen.empty())
-        << Path << ":" << E.Line << " with " << G.Name << ": expected " << E.Rule
-        << (E.Level.empty() ? "" : " [" + E.Level + "]") << " \"" << E.Text
-        << "\", got:" << Seen;
+        << Path << ":" << E.Line << " with " << G.Name << ": expected "
+        << E.Rule << (E.Level.empty() ? "" : " [" + E.Level + "]") << " \""
+        << E.Text << "\", got:" << Seen;
   }
+  // A note may sit in another file of the program than its finding.
   for (const NoteExpectation &N : Spec.Notes) {
     bool Matched = false;
-    for (const json &F : Findings)
-      for (const json &Note : F["notes"])
-        if (Note["file"] == Path && Note["line"] == N.Line &&
-            Note["message"].get<std::string>().find(N.Text) !=
-                std::string::npos)
-          Matched = true;
+    for (const auto &[File, All] : A.ByFile)
+      for (const json &F : All)
+        for (const json &Note : F["notes"])
+          if (Note["file"] == Path && Note["line"] == N.Line &&
+              Note["message"].get<std::string>().find(N.Text) !=
+                  std::string::npos)
+            Matched = true;
     if (!Only.empty() && !Matched)
       continue; // the note may belong to a rule this run leaves out
     EXPECT_TRUE(Matched) << Path << ":" << N.Line << " with " << G.Name
@@ -142,41 +127,51 @@ TEST_P(TestInput, FindingsMatchAnnotations) {
   }
 }
 
+TEST_P(TestInput, FindingsMatchAnnotations) {
+  auto [G, Program] = splitCase(GetParam());
+  std::string Only = onlyRule();
+  if (!Only.empty()) {
+    bool Names = false;
+    for (const Expectation &E : programAnnotations(Program).Findings)
+      Names |= E.Rule == Only;
+    if (!Names)
+      GTEST_SKIP() << Program << " names no " << Only;
+  }
+  const Analysis &A = originals(G);
+  ASSERT_FALSE(A.Output.is_discarded())
+      << "torchlint did not print JSON (exit " << A.Run.ExitCode << "):\n"
+      << A.Run.Stderr;
+  ASSERT_TRUE(A.Output["translationUnits"].get<int>() > 0);
+  for (const std::string &Unit : programUnits(Program)) {
+    ASSERT_NE(readFile(G.Database).find("\"" + Unit + "\""), std::string::npos)
+        << Unit << " is missing from " << G.Database
+        << " (configure test-inputs/ again: ctest -R configure_test_inputs)";
+    auto Failure = A.Failures.find(Unit);
+    ASSERT_TRUE(Failure == A.Failures.end())
+        << Unit << " was not analyzed against " << G.Name << ": "
+        << Failure->second;
+  }
+  for (const std::string &File : programFiles(Program))
+    expectFindingsMatch(G, File, A);
+}
+
 INSTANTIATE_TEST_SUITE_P(Programs, TestInput,
                          ::testing::ValuesIn(cases(/*GoldenOnly=*/false)),
                          testName);
 
 class GoldenFile : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(GoldenFile, FixOutputMatchesGoldenByteForByte) {
-  auto [G, Program] = splitCase(GetParam());
-  const FixRun &R = fixedCopies(G);
-  ASSERT_NE(R.Run.ExitCode, 2) << R.Run.Stderr;
-  std::string Fixed = readFile(R.Directory + "/" + Program + ".cpp");
-  std::string Golden =
-      readFile((fs::path(testInputsDir()) / (Program + ".fixed.cpp")).string());
-  EXPECT_EQ(Fixed, Golden) << "torchlint --fix output with " << G.Name
-                           << " differs from " << Program << ".fixed.cpp";
-}
-
-TEST_P(GoldenFile, ParsesAndDrawsNoFindingOfAnAppliedFix) {
-  auto [G, Program] = splitCase(GetParam());
-  const Analysis &Golden = goldenAnalysis(G);
-  ASSERT_FALSE(Golden.Output.is_discarded()) << Golden.Run.Stderr;
-  std::string GoldenPath =
-      (fs::path(testInputsDir()) / (Program + ".fixed.cpp")).string();
-  auto Failure = Golden.Failures.find(GoldenPath);
-  ASSERT_TRUE(Failure == Golden.Failures.end())
-      << GoldenPath << " does not parse with " << G.Name << ": "
-      << Failure->second;
-
+/// Where a rule's fix-it was applied to Original, no finding of that rule
+/// remains in its golden, analyzed at Analyzed.
+void expectNoFindingOfAnAppliedFix(const Generation &G,
+                                   const std::string &Original,
+                                   const std::string &Analyzed,
+                                   const Analysis &Golden) {
   // Where a rule's fix-it was applied, no finding of that rule remains: what
   // is left on a line is exactly what offered no fix-it there. A fix of
   // another rule may bring new findings where the program had none (moving a
   // batch to the GPU makes it a host-to-device copy), as applying fixes one
   // after another does in clang-tidy.
-  std::string Original =
-      (fs::path(testInputsDir()) / (Program + ".cpp")).string();
   std::string Text = readFile(Original);
   auto LineAt = [&](size_t Offset) {
     return 1 + std::count(Text.begin(), Text.begin() + Offset, '\n');
@@ -223,7 +218,7 @@ TEST_P(GoldenFile, ParsesAndDrawsNoFindingOfAnAppliedFix) {
       RulesFixed.insert(Item.first);
     }
   }
-  if (auto It = Golden.ByFile.find(GoldenPath); It != Golden.ByFile.end())
+  if (auto It = Golden.ByFile.find(Analyzed); It != Golden.ByFile.end())
     for (const json &F : It->second)
       ++Remaining[{F["rule"], OriginalLineOf[F["line"].get<long>()]}];
   auto FixedByAnotherRule = [&](const std::string &Rule) {
@@ -235,16 +230,46 @@ TEST_P(GoldenFile, ParsesAndDrawsNoFindingOfAnAppliedFix) {
     if (New && FixedByAnotherRule(Item.first))
       continue; // brought by another rule's fix
     EXPECT_EQ(Count, Expected)
-        << GoldenPath << " with " << G.Name << ": " << Item.first
+        << goldenOf(Original) << " with " << G.Name << ": " << Item.first
         << " remains at (original) line " << Item.second
         << (Fixed.count(Item) ? ", where its fix-it was applied"
                               : ", more often than it offered no fix-it");
   }
   for (const auto &[Item, Count] : Unfixable)
     EXPECT_EQ(Remaining.count(Item) ? Remaining.at(Item) : 0, Count)
-        << GoldenPath << " with " << G.Name << ": " << Item.first
+        << goldenOf(Original) << " with " << G.Name << ": " << Item.first
         << " at (original) line " << Item.second
         << " offered no fix-it but is gone";
+}
+
+TEST_P(GoldenFile, FixOutputMatchesGoldenByteForByte) {
+  auto [G, Program] = splitCase(GetParam());
+  const FixRun &R = fixedCopies(G);
+  ASSERT_NE(R.Run.ExitCode, 2) << R.Run.Stderr;
+  // A file without a golden must come out of --fix as it was.
+  for (const std::string &File : programFiles(Program)) {
+    std::string Golden = fs::exists(goldenOf(File)) ? goldenOf(File) : File;
+    EXPECT_EQ(readFile(copyPath(File, R.Directory)), readFile(Golden))
+        << "torchlint --fix output with " << G.Name << " differs from "
+        << fs::path(Golden).filename().string();
+  }
+}
+
+TEST_P(GoldenFile, ParsesAndDrawsNoFindingOfAnAppliedFix) {
+  auto [G, Program] = splitCase(GetParam());
+  const GoldenRun &Run = goldenAnalysis(G);
+  const Analysis &Golden = Run.Result;
+  ASSERT_FALSE(Golden.Output.is_discarded()) << Golden.Run.Stderr;
+  for (const std::string &Unit : programUnits(Program)) {
+    auto Failure = Golden.Failures.find(copyPath(Unit, Run.Directory));
+    ASSERT_TRUE(Failure == Golden.Failures.end())
+        << goldenOf(Unit) << " does not parse with " << G.Name << ": "
+        << Failure->second;
+  }
+  for (const std::string &Original : programFiles(Program))
+    if (fs::exists(goldenOf(Original)))
+      expectNoFindingOfAnAppliedFix(G, Original,
+                                    copyPath(Original, Run.Directory), Golden);
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, GoldenFile,
@@ -256,7 +281,7 @@ TEST(Specification, EveryProgramWithFixItsHasAGoldenFile) {
     for (const auto &[File, Findings] : originals(G).ByFile)
       for (const json &F : Findings)
         if (!F["fixes"].empty()) {
-          fs::path Golden = fs::path(File).replace_extension(".fixed.cpp");
+          fs::path Golden = goldenOf(File);
           EXPECT_TRUE(fs::exists(Golden))
               << File << " offers fix-its (line " << F["line"]
               << ") but has no golden " << Golden.filename();
@@ -266,13 +291,13 @@ TEST(Specification, EveryProgramWithFixItsHasAGoldenFile) {
 
 TEST(Specification, SomeProgramIsCxx20AgainstLibtorch2) {
   bool Found = false;
-  for (const std::string &Name : programs(2)) {
-    std::string Text =
-        readFile((fs::path(testInputsDir()) / (Name + ".cpp")).string());
-    if (Text.find("// torchlint-test:") != std::string::npos &&
-        Text.find("c++20") != std::string::npos)
-      Found = true;
-  }
+  for (const std::string &Name : programs(2))
+    for (const std::string &File : programFiles(Name)) {
+      std::string Text = readFile(File);
+      if (Text.find("// torchlint-test:") != std::string::npos &&
+          Text.find("c++20") != std::string::npos)
+        Found = true;
+    }
   EXPECT_TRUE(Found);
   EXPECT_NE(readFile(generation("libtorch2").Database).find("-std=gnu++20"),
             std::string::npos);
@@ -284,7 +309,7 @@ TEST(Specification, EveryRuleHasTenPositiveCases) {
   std::map<std::string, int> Positives;
   for (const std::string &Name : programs())
     if (twinOf(Name).empty())
-      for (const LineRule &Item : annotations(programPath(Name)))
+      for (const LineRule &Item : programAnnotations(Name).lineRules())
         ++Positives[Item.second];
   json Rules = originals(generations().front()).Output["rules"];
   ASSERT_FALSE(Rules.empty());
@@ -297,7 +322,8 @@ TEST(Specification, TwinsNameTheirPrograms) {
   for (const std::string &Name : programs()) {
     std::string Twin = twinOf(Name);
     if (!Twin.empty())
-      EXPECT_TRUE(std::filesystem::exists(programPath(Twin)))
+      EXPECT_TRUE(std::filesystem::exists(programPath(Twin)) ||
+                  isMultiUnit(Twin))
           << Name << " is the twin of " << Twin << ", which does not exist";
   }
 }
@@ -305,7 +331,7 @@ TEST(Specification, TwinsNameTheirPrograms) {
 TEST(Specification, EveryRulePinsItsLevelAndMessage) {
   std::set<std::string> Pinned;
   for (const std::string &Name : programs())
-    for (const Expectation &E : readAnnotations(programPath(Name)).Findings)
+    for (const Expectation &E : programAnnotations(Name).Findings)
       if (!E.Level.empty() && !E.Text.empty())
         Pinned.insert(E.Rule);
   for (const json &Rule : originals(generations().front()).Output["rules"])

@@ -1,0 +1,23 @@
+#include "detector.h"
+
+#include <iostream>
+
+float train_step(Detector &model, torch::optim::Optimizer &optimizer,
+                 const torch::Tensor &frames, const torch::Tensor &labels) {
+  optimizer.zero_grad();
+  auto loss = torch::cross_entropy_loss(model(frames), labels);
+  loss.backward();
+  optimizer.step();
+  return loss.item<float>();
+}
+
+void evaluate(Detector &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
+  model->eval(); // expect-note: "the module is switched to evaluation mode here"
+  std::vector<torch::Tensor> scores;
+  for (int batch = 0; batch < 8; ++batch) {
+    auto frames = torch::rand({32, 256}, device);
+    scores.push_back(model(frames + noise_like(frames, device)).sum()); // expect: torch-eval-without-no-grad
+  }
+  std::cout << torch::stack(scores).mean().item<double>() << "\n";
+}
