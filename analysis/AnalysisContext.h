@@ -17,10 +17,13 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 
 namespace clang {
 class ASTContext;
+class FunctionDecl;
 } // namespace clang
 
 namespace torchlint {
@@ -43,6 +46,10 @@ public:
   FindingSink &sink() { return Sink; }
   const RuleOptions *options() const { return Options; }
 
+  /// How many times each flow may visit each block of a function before it
+  /// gives up on it (and the sink hears which); set before any rule asks.
+  void setFlowBudget(unsigned PerBlock) { FlowBudget = PerBlock; }
+
   /// The device flow of a run on a machine with a GPU.
   DeviceFlow &deviceFlow(clang::ASTContext &Ctx);
   /// The device flow of a run on a machine without one.
@@ -60,6 +67,11 @@ private:
   const UserCode &Code;
   FindingSink &Sink;
   const RuleOptions *Options;
+  unsigned FlowBudget;
+  /// The functions each analysis gave up on, told once.
+  std::set<std::pair<const clang::FunctionDecl *, std::string>> Overruns;
+  /// Gives Cfgs this context's budget, and its overruns to the sink.
+  void limit(FunctionCfgCache &Cfgs);
   std::unique_ptr<DeviceFlow> WithGpu;
   std::unique_ptr<DeviceFlow> WithoutGpu;
   /// The CFGs the flows of AutocastFlow and ModuleModes run on, built once.

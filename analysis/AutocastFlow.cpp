@@ -37,6 +37,7 @@ struct AutocastFlow::Lattice {
     }
   };
 
+  static constexpr const char *Name = "the autocast flow";
   ASTContext *Ctx;
 
   State entry() const {
@@ -208,7 +209,7 @@ AutocastFlow::atExit(const FunctionDecl *Function, api::DeviceKind Device) {
   const FunctionCfg *Cfg = Cfgs.get(Function);
   if (!Cfg)
     return std::nullopt;
-  std::optional<Lattice::State> State = Flows.atExit(*Cfg, Lattice{&Ctx});
+  std::optional<Lattice::State> State = Flows.atExit(*Cfg, Cfgs, Lattice{&Ctx});
   if (!State)
     return std::nullopt;
   return Device == api::DeviceKind::CUDA ? State->Cuda : State->Cpu;

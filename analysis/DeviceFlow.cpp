@@ -534,10 +534,11 @@ void DeviceFlow::run(Analysis &A) {
   std::deque<const CFGBlock *> Work{&EntryBlock};
   std::vector<bool> Queued(Graph.getNumBlockIDs(), false);
   Queued[EntryBlock.getBlockID()] = true;
-  size_t Budget = 64 * Graph.getNumBlockIDs() + 64;
+  size_t Budget = size_t(Cfgs.flowBudget()) * (Graph.getNumBlockIDs() + 1);
   while (!Work.empty()) {
     if (Budget-- == 0) {
       A.Failed = true;
+      Cfgs.overran(A.Function, "the device flow");
       return;
     }
     const CFGBlock *Block = Work.front();

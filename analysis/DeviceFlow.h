@@ -109,6 +109,8 @@ public:
   ~DeviceFlow();
 
   clang::ASTContext &astContext() const { return Ctx; }
+  /// The CFGs it runs on, and with them its budget.
+  FunctionCfgCache &cfgs() { return Cfgs; }
   Machine machine() const { return On; }
 
   /// The devices the tensor, module or device expression E may be on when it

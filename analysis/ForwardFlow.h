@@ -13,6 +13,7 @@
 //   State unreached() const;                the bottom: no path gets here
 //   void join(State &Into, const State &From) const;
 //   void transfer(State &S, const clang::CFGElement &E) const;
+//   static constexpr const char *Name = "...";  for the user, if it gives up
 // and, when it cares how a block ends (a break, a continue):
 //   void transferTerminator(State &S, const clang::CFGBlock &B) const;
 //
@@ -53,7 +54,8 @@ public:
   /// Solves the flow of Cfg. Each block may be visited BudgetPerBlock times
   /// (plus a few): a lattice of finite height converges far sooner, and one
   /// that does not is a bug to hear about, not a hang.
-  ForwardFlow(const FunctionCfg &Cfg, Lattice L, unsigned BudgetPerBlock = 64)
+  ForwardFlow(const FunctionCfg &Cfg, Lattice L,
+              unsigned BudgetPerBlock = DefaultFlowBudget)
       : Cfg(Cfg), L(std::move(L)) {
     solve(BudgetPerBlock);
   }
@@ -165,25 +167,30 @@ public:
         Cfg->placeOf(S, Cfgs.astContext());
     if (!Place)
       return std::nullopt;
-    const ForwardFlow<Lattice> *Flow = solved(*Cfg, Lat);
+    const ForwardFlow<Lattice> *Flow = solved(*Cfg, Cfgs, Lat);
     return Flow ? Flow->before(*Place) : std::nullopt;
   }
 
   /// The state when Cfg's function returns; nullopt when it never does or
   /// the flow did not converge.
   template <typename L = Lattice>
-  std::optional<typename L::State> atExit(const FunctionCfg &Cfg,
-                                          const L &Lat) {
-    const ForwardFlow<Lattice> *Flow = solved(Cfg, Lat);
+  std::optional<typename L::State>
+  atExit(const FunctionCfg &Cfg, const FunctionCfgCache &Cfgs, const L &Lat) {
+    const ForwardFlow<Lattice> *Flow = solved(Cfg, Cfgs, Lat);
     return Flow ? Flow->atExit() : std::nullopt;
   }
 
 private:
   template <typename L>
-  const ForwardFlow<Lattice> *solved(const FunctionCfg &Cfg, const L &Lat) {
+  const ForwardFlow<Lattice> *
+  solved(const FunctionCfg &Cfg, const FunctionCfgCache &Cfgs, const L &Lat) {
     std::unique_ptr<ForwardFlow<Lattice>> &Flow = Flows[&Cfg];
-    if (!Flow)
-      Flow = std::make_unique<ForwardFlow<Lattice>>(Cfg, Lat);
+    if (!Flow) {
+      Flow =
+          std::make_unique<ForwardFlow<Lattice>>(Cfg, Lat, Cfgs.flowBudget());
+      if (!Flow->converged())
+        Cfgs.overran(Cfg.Function, L::Name);
+    }
     return Flow->converged() ? Flow.get() : nullptr;
   }
 

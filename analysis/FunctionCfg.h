@@ -13,7 +13,9 @@
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -75,6 +77,11 @@ bool inTemplatePattern(const clang::Stmt *S, clang::ASTContext &Ctx);
 /// measured on CFGs without them.
 enum class ObjectLifetimes { Omitted, Shown };
 
+/// How many times a flow may visit each block of a function: a lattice of
+/// finite height converges far sooner, so running out is a bug or a
+/// pathological function, to be told about rather than hung on.
+inline constexpr unsigned DefaultFlowBudget = 64;
+
 class FunctionCfgCache {
 public:
   explicit FunctionCfgCache(
@@ -85,6 +92,22 @@ public:
 
   /// The CFG of FD's body, or null when FD has no body or none can be built.
   const FunctionCfg *get(const clang::FunctionDecl *FD);
+
+  /// Told that a flow analysis gave up on a function: its budget ran out
+  /// before a fixpoint. What depended on it is then not reported, and the
+  /// user is told so, never left with a silent "unknown".
+  using OverrunHandler = std::function<void(const clang::FunctionDecl *,
+                                            llvm::StringRef Analysis)>;
+  /// The flows that run on these CFGs may visit each block PerBlock times.
+  void setFlowBudget(unsigned PerBlock, OverrunHandler OnOverrun) {
+    BudgetPerBlock = PerBlock;
+    this->OnOverrun = std::move(OnOverrun);
+  }
+  unsigned flowBudget() const { return BudgetPerBlock; }
+  void overran(const clang::FunctionDecl *FD, llvm::StringRef Analysis) const {
+    if (OnOverrun)
+      OnOverrun(FD, Analysis);
+  }
   /// The CFG of the function whose body holds S (functionOf), or null.
   const FunctionCfg *of(const clang::Stmt *S) {
     return S ? get(functionOf(S, Ctx)) : nullptr;
@@ -93,6 +116,8 @@ public:
 private:
   clang::ASTContext &Ctx;
   ObjectLifetimes Lifetimes;
+  unsigned BudgetPerBlock = DefaultFlowBudget;
+  OverrunHandler OnOverrun;
   llvm::DenseMap<const clang::FunctionDecl *, std::unique_ptr<FunctionCfg>>
       Cache;
 };

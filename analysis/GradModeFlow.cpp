@@ -33,6 +33,7 @@ struct GradModeFlow::Lattice {
     }
   };
 
+  static constexpr const char *Name = "the grad-mode flow";
   ASTContext *Ctx;
 
   State entry() const {

@@ -31,6 +31,7 @@ const CXXMemberCallExpr *memberCallOf(const CFGElement &E) {
 
 struct ModuleModes::Lattice {
   using State = ModuleMode;
+  static constexpr const char *Name = "the module-mode flow";
   ASTContext *Ctx;
 
   State entry() const {

@@ -4,6 +4,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
 
@@ -44,6 +45,12 @@ public:
   void consume(Finding F) override {
     if (RuleCheck *Check = Checks.lookup(F.RuleId))
       Check->consume(std::move(F));
+  }
+
+  // clang-tidy has no channel for a tool warning that is not a diagnostic
+  // of a check: it goes where clang-tidy's own messages go.
+  void notice(const std::string &Message) override {
+    llvm::errs() << "torchlint: warning: " << Message << '\n';
   }
 
   std::optional<std::string> get(llvm::StringRef Key) const override {

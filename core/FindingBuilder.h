@@ -28,6 +28,10 @@ class FindingSink {
 public:
   virtual ~FindingSink();
   virtual void consume(Finding F) = 0;
+  /// What the user should know about how the unit was analyzed that is not
+  /// a finding (an analysis that gave up on a function); the shells show it
+  /// as a tool warning.
+  virtual void notice(const std::string &Message) {}
 };
 
 /// Builds one finding from clang locations and hands it to the sink when it

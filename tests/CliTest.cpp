@@ -1,4 +1,5 @@
-//===--- CliTest.cpp - The command line as users and CI see it -------------===//
+//===--- CliTest.cpp - The command line as users and CI see it
+//-------------===//
 
 #include "TestInputs.h"
 
@@ -29,8 +30,7 @@ void expectCleanError(const RunResult &R, const std::string &Needle) {
   EXPECT_NE(R.Stderr.find(Needle), std::string::npos)
       << "stderr does not mention '" << Needle << "':\n"
       << R.Stderr;
-  EXPECT_EQ(std::count(R.Stderr.begin(), R.Stderr.end(), '\n'), 1)
-      << R.Stderr;
+  EXPECT_EQ(std::count(R.Stderr.begin(), R.Stderr.end(), '\n'), 1) << R.Stderr;
   EXPECT_EQ(R.Stderr.find("Stack dump"), std::string::npos) << R.Stderr;
 }
 
@@ -44,8 +44,8 @@ std::vector<unsigned> linesOf(const json &Output, const std::string &Rule) {
 
 // The program with a finding of each kind, analyzed once per process.
 const RunResult &cliProgramJson() {
-  static RunResult R = torchlint(
-      {"--format=json", databaseFor({"cli_program.cpp"})});
+  static RunResult R =
+      torchlint({"--format=json", databaseFor({"cli_program.cpp"})});
   return R;
 }
 
@@ -63,7 +63,8 @@ TEST(BadInput, DirectoryWithoutDatabase) {
 TEST(BadInput, InvalidJsonNamesLineAndColumn) {
   std::string Path = temporaryDirectory() + "/compile_commands.json";
   writeFile(Path, "[\n  {\"directory\": \"/tmp\",\n    \"file\": oops}\n]\n");
-  expectCleanError(torchlint({Path}), Path + ": invalid JSON at line 3, column");
+  expectCleanError(torchlint({Path}),
+                   Path + ": invalid JSON at line 3, column");
 }
 
 TEST(BadInput, NotAnArray) {
@@ -86,21 +87,25 @@ TEST(BadInput, EntryWithoutCommand) {
 }
 
 TEST(BadInput, ListedSourceDoesNotExist) {
-  expectCleanError(torchlint({databaseFor({"plain.cpp"}), "/nonexistent/x.cpp"}),
-                   "/nonexistent/x.cpp: no such file");
+  expectCleanError(
+      torchlint({databaseFor({"plain.cpp"}), "/nonexistent/x.cpp"}),
+      "/nonexistent/x.cpp: no such file");
 }
 
 TEST(BadInput, ListedSourceNotInDatabase) {
-  expectCleanError(torchlint({databaseFor({"plain.cpp"}), dataFile("broken.cpp")}),
-                   "broken.cpp: not in the compilation database");
+  expectCleanError(
+      torchlint({databaseFor({"plain.cpp"}), dataFile("broken.cpp")}),
+      "broken.cpp: not in the compilation database");
 }
 
 TEST(ExitStatus, UsageErrorsAreTwo) {
-  expectCleanError(torchlint({"--frobnicate", "x"}), "unknown option '--frobnicate'");
+  expectCleanError(torchlint({"--frobnicate", "x"}),
+                   "unknown option '--frobnicate'");
   expectCleanError(torchlint({}), "no compilation database given");
   expectCleanError(torchlint({"--format=xml", "x"}), "invalid format 'xml'");
   expectCleanError(torchlint({"-j", "0", "x"}), "invalid job count '0'");
-  expectCleanError(torchlint({"--fail-on=fatal", "x"}), "invalid --fail-on level");
+  expectCleanError(torchlint({"--fail-on=fatal", "x"}),
+                   "invalid --fail-on level");
   expectCleanError(torchlint({"--checks=-*", databaseFor({"plain.cpp"})}),
                    "no rule is enabled");
 }
@@ -161,7 +166,8 @@ TEST(Checks, GlobsSelectRules) {
   EXPECT_NE(All.Stdout.find("torch-unchecked-cuda"), std::string::npos);
   EXPECT_NE(All.Stdout.find("torch-hardcoded-cpu-device"), std::string::npos);
 
-  RunResult Without = torchlint({"--list-checks", "--checks=-torch-unchecked-*"});
+  RunResult Without =
+      torchlint({"--list-checks", "--checks=-torch-unchecked-*"});
   EXPECT_EQ(Without.Stdout.find("torch-unchecked-cuda"), std::string::npos);
   EXPECT_NE(Without.Stdout.find("torch-device-mismatch"), std::string::npos);
 }
@@ -198,8 +204,8 @@ TEST(Output, TextLooksLikeClang) {
   // Not a terminal: no progress lines.
   EXPECT_EQ(R.Stderr.find("[1/1]"), std::string::npos) << R.Stderr;
 
-  RunResult Colored = torchlint({"--color=always", "--quiet",
-                                 databaseFor({"cli_program.cpp"})});
+  RunResult Colored = torchlint(
+      {"--color=always", "--quiet", databaseFor({"cli_program.cpp"})});
   EXPECT_NE(Colored.Stdout.find('\x1b'), std::string::npos);
   EXPECT_EQ(Colored.Stderr, "");
 }
@@ -216,14 +222,16 @@ TEST(Output, ProgressOnATerminal) {
       << R.Stdout;
   EXPECT_NE(R.Stdout.find("[2/2] "), std::string::npos) << R.Stdout;
 
-  RunResult Quiet = run("/usr/bin/script", {"-qec", Command + " --quiet", "/dev/null"});
+  RunResult Quiet =
+      run("/usr/bin/script", {"-qec", Command + " --quiet", "/dev/null"});
   EXPECT_EQ(Quiet.Stdout.find("[1/2]"), std::string::npos) << Quiet.Stdout;
 }
 
 TEST(Output, JsonAndSarifToAFile) {
   std::string Dir = temporaryDirectory();
   std::string Database = databaseFor({"cli_program.cpp"});
-  RunResult R = torchlint({"--format=sarif", "-o", Dir + "/out.sarif", Database});
+  RunResult R =
+      torchlint({"--format=sarif", "-o", Dir + "/out.sarif", Database});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_EQ(R.Stdout, "");
   json Sarif = json::parse(readFile(Dir + "/out.sarif"));
@@ -236,7 +244,8 @@ TEST(Output, JsonAndSarifToAFile) {
   json Output = json::parse(cliProgramJson().Stdout);
   EXPECT_EQ(Output["findings"].size(), 4u);
   for (const json &F : Output["findings"]) {
-    EXPECT_TRUE(F.contains("rule") && F.contains("line") && F.contains("column"));
+    EXPECT_TRUE(F.contains("rule") && F.contains("line") &&
+                F.contains("column"));
     EXPECT_TRUE(F.contains("notes") && F.contains("fixes"));
   }
 }
@@ -308,8 +317,10 @@ TEST(Parallelism, OutputIsIdenticalForEveryJobCount) {
       testInputsDir() + "/device_mismatch_flow.cpp",
       testInputsDir() + "/hardcoded_cpu_device.cpp",
       testInputsDir() + "/unchecked_cuda.cpp"};
-  std::vector<std::string> Serial = {"-j", "1", "--quiet", testInputsDatabase()};
-  std::vector<std::string> Parallel = {"-j", "2", "--quiet", testInputsDatabase()};
+  std::vector<std::string> Serial = {"-j", "1", "--quiet",
+                                     testInputsDatabase()};
+  std::vector<std::string> Parallel = {"-j", "2", "--quiet",
+                                       testInputsDatabase()};
   Serial.insert(Serial.end(), Sources.begin(), Sources.end());
   Parallel.insert(Parallel.end(), Sources.begin(), Sources.end());
   RunResult One = torchlint(Serial);
@@ -317,6 +328,43 @@ TEST(Parallelism, OutputIsIdenticalForEveryJobCount) {
   EXPECT_EQ(One.ExitCode, Two.ExitCode);
   EXPECT_FALSE(One.Stdout.empty());
   EXPECT_EQ(One.Stdout, Two.Stdout);
+}
+
+// A flow that runs out of budget says so, naming the function, in the text
+// and in SARIF, from a warm cache too; it is never a finding, and never
+// fails the run.
+TEST(Cli, AFlowOutOfBudgetIsAToolWarningNamingTheFunction) {
+  std::string Dir = temporaryDirectory();
+  std::string Database =
+      dataDatabase({testInputsDir() + "/eval_without_no_grad.cpp"});
+  std::string Cache = "--cache-dir=" + temporaryDirectory();
+  // (SARIF's messages are sentences: capitalised.)
+  const std::string Said = "he device flow gave up on 'evaluate' (";
+  for (const char *Round : {"cold", "warm"}) {
+    RunResult R =
+        torchlint({"--format=json", "--flow-budget=1", Cache,
+                   "--export-sarif=" + Dir + "/" + Round + ".sarif", Database});
+    ASSERT_NE(R.ExitCode, 2) << R.Stderr;
+    EXPECT_NE(R.Stderr.find("torchlint: warning: "), std::string::npos);
+    EXPECT_NE(R.Stderr.find(Said), std::string::npos) << Round << ":\n"
+                                                      << R.Stderr;
+    json Log = json::parse(readFile(Dir + "/" + Round + ".sarif"));
+    bool Notified = false;
+    for (const json &N :
+         Log["runs"][0]["invocations"][0]["toolExecutionNotifications"])
+      Notified |= N["level"] == "warning" &&
+                  N["message"]["text"].get<std::string>().find(Said) !=
+                      std::string::npos;
+    EXPECT_TRUE(Notified) << Round;
+    for (const json &F : json::parse(R.Stdout)["findings"])
+      EXPECT_EQ(F["message"].get<std::string>().find("gave up"),
+                std::string::npos);
+  }
+  // With the default budget the same program settles.
+  RunResult Default = torchlint({"--format=json", "--no-cache", Database});
+  EXPECT_EQ(Default.Stderr.find("gave up"), std::string::npos)
+      << Default.Stderr;
+  expectCleanError(torchlint({"--flow-budget=0", Database}), "--flow-budget");
 }
 
 } // namespace

@@ -66,7 +66,11 @@ public:
 class CollectingSink : public FindingSink {
 public:
   void consume(Finding F) override { Findings.push_back(std::move(F)); }
+  void notice(const std::string &Message) override {
+    Notices.push_back(Message);
+  }
   std::vector<Finding> Findings;
+  std::vector<std::string> Notices;
   /// The text each file with fix-its had when it was parsed.
   std::map<std::string, uint64_t> Digests;
 };
@@ -97,6 +101,8 @@ public:
       return;
     Ctx.setTraversalScope(TopLevel);
     AnalysisContext Context(Code, Sink, Config.Options);
+    if (Config.FlowBudget)
+      Context.setFlowBudget(Config.FlowBudget);
     ast_matchers::MatchFinder Finder;
     std::vector<std::unique_ptr<Rule>> Rules;
     for (const std::string &Id : Config.Rules)
@@ -184,6 +190,7 @@ struct ParseOutcome {
   std::optional<std::string> Failure;
   std::vector<Finding> Findings;
   std::map<std::string, uint64_t> Digests;
+  std::vector<std::string> Notices;
   /// Every file the parse opened, for the result cache; none without one,
   /// or when a file could not be stamped.
   std::optional<std::vector<FileStamp>> Inputs;
@@ -220,6 +227,7 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
   }
   Outcome.Findings = std::move(Sink.Findings);
   Outcome.Digests = std::move(Sink.Digests);
+  Outcome.Notices = std::move(Sink.Notices);
   if (Config.Results)
     Outcome.Inputs = stampsOf(*Run.Files);
   return Outcome;
@@ -235,10 +243,10 @@ std::string joined(const std::vector<std::string> &Pieces) {
 std::string resultKey(const CompileEntry &Entry,
                       const std::vector<std::string> &Arguments,
                       const AnalyzerConfig &Config) {
-  return CacheDirectory::keyOf({"result-1", Config.ToolIdentity,
-                                Entry.Directory, Entry.File, joined(Arguments),
-                                joined(Config.Rules), Config.HeaderFilter,
-                                Config.OptionsKey});
+  return CacheDirectory::keyOf(
+      {"result-2", Config.ToolIdentity, Entry.Directory, Entry.File,
+       joined(Arguments), joined(Config.Rules), Config.HeaderFilter,
+       Config.OptionsKey, std::to_string(Config.FlowBudget)});
 }
 
 /// The unit's libtorch include prefix, to precompile; none when it has none
@@ -326,6 +334,8 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     if (Cached) {
       Result.Findings = std::move(Cached->Findings);
       Result.Digests = std::move(Cached->Digests);
+      Result.Warnings.insert(Result.Warnings.end(), Cached->Notices.begin(),
+                             Cached->Notices.end());
       Result.FromCache = true;
       return Result;
     }
@@ -364,10 +374,13 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     std::vector<FileStamp> Inputs = std::move(*Outcome.Inputs);
     if (Header)
       Inputs.insert(Inputs.end(), Header->Inputs.begin(), Header->Inputs.end());
-    Config.Results->store(Key, {Outcome.Findings, Outcome.Digests}, Inputs);
+    Config.Results->store(
+        Key, {Outcome.Findings, Outcome.Digests, Outcome.Notices}, Inputs);
   }
   Result.Findings = std::move(Outcome.Findings);
   Result.Digests = std::move(Outcome.Digests);
+  Result.Warnings.insert(Result.Warnings.end(), Outcome.Notices.begin(),
+                         Outcome.Notices.end());
   return Result;
 }
 

@@ -26,6 +26,8 @@ struct AnalyzerConfig {
   /// Clang's builtin headers (stddef.h, ...).
   std::string ResourceDir;
   const RuleOptions *Options = nullptr;
+  /// Options::FlowBudget; 0: the analyses' default.
+  unsigned FlowBudget = 0;
   /// The rules' CheckOptions as text: results depend on them.
   std::string OptionsKey;
   /// toolIdentity(): results and headers of another build are not trusted.
@@ -42,7 +44,7 @@ struct TranslationUnitResult {
   /// "path:line:col: error: message", or why the driver refused it.
   std::optional<std::string> Failure;
   /// What the user should know about how the unit was analyzed: flags
-  /// dropped from its compile command.
+  /// dropped from its compile command, a function an analysis gave up on.
   std::vector<std::string> Warnings;
   /// textDigest() of each file with fix-its, as it was parsed.
   std::map<std::string, uint64_t> Digests;

@@ -52,6 +52,9 @@ OPTIONS:
   --timeout=SECONDS       analyze each unit in a process of its own and give up
                           on one that takes longer: it is reported as not
                           analyzed and the run goes on
+  --flow-budget=N         let each flow analysis visit a block of a function N
+                          times before it gives up on the function, with a
+                          warning (default: 64)
   --color=auto|always|never
                           colour the text output (default: on a terminal)
   --quiet                 no progress or summary on standard error
@@ -193,6 +196,15 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
         O.TimeoutSeconds = Number;
       else
         O.InternalUnit = Number;
+    } else if (Name == "--flow-budget") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      unsigned Number;
+      if (V->getAsInteger(10, Number) || Number == 0 || Number > 100000)
+        return usage("invalid --flow-budget '" + *V +
+                     "': expected a number of visits from 1 to 100000");
+      O.FlowBudget = Number;
     } else if (Name == "--cache-size") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)

@@ -51,6 +51,9 @@ struct Options {
   bool NoPch = false;
   /// --timeout: a unit analyzed longer is reported as not analyzed; 0: none.
   unsigned TimeoutSeconds = 0;
+  /// --flow-budget: visits of each block a flow analysis may make before it
+  /// gives up on a function; 0: the analyses' default.
+  unsigned FlowBudget = 0;
   /// Internal: analyze only this entry of the database and print its result
   /// as JSON (how --timeout runs each unit in a process of its own).
   std::optional<size_t> InternalUnit;

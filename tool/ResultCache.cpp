@@ -22,6 +22,7 @@ std::optional<CachedResult> ResultCache::lookup(const std::string &Key,
       Result.Findings.push_back(findingFromJson(F));
     for (const auto &[File, Digest] : Entry->at("digests").items())
       Result.Digests[File] = Digest.get<uint64_t>();
+    Result.Notices = Entry->at("notices").get<std::vector<std::string>>();
     return Result;
   } catch (const nlohmann::json::exception &) {
     Problem = "ignored the corrupt cache entry " + Path;
@@ -34,7 +35,8 @@ void ResultCache::store(const std::string &Key, const CachedResult &Result,
                         const std::vector<FileStamp> &Inputs) const {
   nlohmann::json Entry = {{"inputs", toJson(Inputs)},
                           {"findings", nlohmann::json::array()},
-                          {"digests", Result.Digests}};
+                          {"digests", Result.Digests},
+                          {"notices", Result.Notices}};
   for (const Finding &F : Result.Findings)
     Entry["findings"].push_back(toJson(F));
   // A cache that cannot be written only costs time.

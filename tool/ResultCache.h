@@ -26,6 +26,8 @@ namespace torchlint {
 struct CachedResult {
   std::vector<Finding> Findings;
   std::map<std::string, uint64_t> Digests;
+  /// What the analysis told the user besides findings.
+  std::vector<std::string> Notices;
 };
 
 class ResultCache {

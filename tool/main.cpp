@@ -270,6 +270,7 @@ int main(int Argc, const char **Argv) {
 
   AnalyzerConfig Config;
   Config.Options = &RuleConfig;
+  Config.FlowBudget = O.FlowBudget;
   Config.OptionsKey = std::move(OptionsKey);
   Config.ToolIdentity = toolIdentity();
   for (const RuleInfo *Info : Rules)
@@ -328,6 +329,8 @@ int main(int Argc, const char **Argv) {
       Child.push_back("--header-filter=" + O.HeaderFilter);
     if (!ConfigFile.empty())
       Child.push_back("--config-file=" + ConfigFile);
+    if (O.FlowBudget)
+      Child.push_back("--flow-budget=" + std::to_string(O.FlowBudget));
     if (Cache) {
       Child.push_back("--cache-dir=" + Cache->root());
       Child.push_back("--cache-size=" + std::to_string(O.CacheMegabytes));
