@@ -108,6 +108,12 @@ FindingBuilder &FindingBuilder::flowStep(SourceRange Range,
   return *this;
 }
 
+FindingBuilder &FindingBuilder::pathNote(SourceRange Range,
+                                         const llvm::Twine &Message) {
+  std::string Text = Message.str();
+  return note(Range, Text).flowStep(Range, Text);
+}
+
 void FindingBuilder::addFix(CharSourceRange Range, llvm::StringRef Text) {
   if (!Reported || FixWithheld)
     return;

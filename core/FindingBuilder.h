@@ -48,8 +48,16 @@ public:
   ~FindingBuilder();
 
   FindingBuilder &level(Level L);
+  /// A note at a related place: shown beside the finding.
   FindingBuilder &note(clang::SourceRange Range, const llvm::Twine &Message);
+  /// A step of the path that leads to the finding (SARIF's code flow), in
+  /// the order of the path: where a value comes from, where it ends up.
   FindingBuilder &flowStep(clang::SourceRange Range,
+                           const llvm::Twine &Message);
+  /// Both at once, with one text: a related place that is also a step of
+  /// the path. A step that is no note (the finding's own place) is a
+  /// flowStep.
+  FindingBuilder &pathNote(clang::SourceRange Range,
                            const llvm::Twine &Message);
   FindingBuilder &insertAfter(clang::SourceLocation TokenLoc,
                               llvm::StringRef Text);

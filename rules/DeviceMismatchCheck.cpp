@@ -198,9 +198,7 @@ void DeviceMismatchCheck::checkModuleCall(const Expr *Call, const Expr *Module,
     FindingBuilder Finding = report(Ctx, Input->getSourceRange(), Message);
     Finding.note(ModuleFact.originRange(),
                  explainFact(ModuleFact, ModuleName, Ctx));
-    Finding.note(InputFact.originRange(),
-                 explainFact(InputFact, InputName, Ctx));
-    Finding.flowStep(InputFact.originRange(),
+    Finding.pathNote(InputFact.originRange(),
                      explainFact(InputFact, InputName, Ctx));
     Finding.flowStep(Input->getSourceRange(),
                      InputName + " is passed to " + ModuleName + " here");
@@ -268,9 +266,7 @@ void DeviceMismatchCheck::checkOperands(const Expr *Operation,
     FindingBuilder Finding = report(Ctx, Blamed->getSourceRange(), Message);
     Finding.note(ReferenceFact.originRange(),
                  explainFact(ReferenceFact, ReferenceName, Ctx));
-    Finding.note(BlamedFact.originRange(),
-                 explainFact(BlamedFact, BlamedName, Ctx));
-    Finding.flowStep(BlamedFact.originRange(),
+    Finding.pathNote(BlamedFact.originRange(),
                      explainFact(BlamedFact, BlamedName, Ctx));
     Finding.flowStep(Blamed->getSourceRange(),
                      BlamedName + " meets " + ReferenceName + " here");

@@ -156,15 +156,11 @@ void HardcodedCpuDeviceCheck::reportPlacement(
         " is placed on a hard-coded CPU device; it runs on the CPU even on a "
         "machine with a GPU";
     FindingBuilder Finding = report(Ctx, F.Literal->getSourceRange(), Message);
-    if (F.Origin && F.Origin != F.Literal)
-      Finding.note(F.originRange(), explainFact(F, Name, Ctx));
-    Finding.note(Call->getSourceRange(),
-                 IsModule ? Name + " runs here" : Name + " is passed here");
     Finding.flowStep(F.Literal->getSourceRange(), "the CPU is written here");
     if (F.Origin && F.Origin != F.Literal)
-      Finding.flowStep(F.originRange(), explainFact(F, Name, Ctx));
-    Finding.flowStep(Call->getSourceRange(),
-                     IsModule ? Name + " runs here" : Name + " is used here");
+      Finding.pathNote(F.originRange(), explainFact(F, Name, Ctx));
+    Finding.pathNote(Call->getSourceRange(),
+                     IsModule ? Name + " runs here" : Name + " is passed here");
 
     // Choosing the device by availability only helps when the inputs, and
     // what meets the output in a loss, follow the same variable; otherwise

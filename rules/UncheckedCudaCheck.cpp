@@ -103,9 +103,8 @@ void UncheckedCudaCheck::check(const MatchFinder::MatchResult &Result) {
                "'" + Text +
                    "' is used without checking 'torch::cuda::is_available()'" +
                    Consequence);
-    Finding.note(Use->getSourceRange(), "the GPU is used here");
     Finding.flowStep(F.Literal->getSourceRange(), "the GPU is named here");
-    Finding.flowStep(Use->getSourceRange(), "and used here");
+    Finding.pathNote(Use->getSourceRange(), "the GPU is used here");
   }
 }
 
