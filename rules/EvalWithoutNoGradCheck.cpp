@@ -151,7 +151,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 
   std::optional<DeviceFlow::CallSite> Lambda = Flow.lambdaOrigin(FD);
   ModuleModes &Modes = context().moduleModes(Ctx);
-  ModuleMode Mode = Modes.before(Call).value_or(ModuleMode{true});
+  ModuleMode Mode = Modes.before(Call, Module).value_or(ModuleMode{true});
   if (Mode.MayBeTraining)
     return; // in training mode on some path
   const CXXMemberCallExpr *Evaluation =
@@ -160,7 +160,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     // Evaluation mode: nothing on the way to the next switch to training
     // needs the graph, around the loop too.
     if (Modes
-            .reachesBeforeTraining(Call,
+            .reachesBeforeTraining(Call, Module,
                                    [&](const Stmt *S) {
                                      return gradientUseIn(S, Flow) != nullptr;
                                    })

@@ -172,6 +172,14 @@ void evaluate_or_train(Net &model, torch::optim::Optimizer &optimizer,
   }
 }
 
+// Modes are a module's own: another module switched to training does not
+// make this evaluation a training step.
+void evaluate_beside_another_module(Net &model, Net &other) {
+  model->eval();
+  other->train();
+  std::cout << model(images()).sum() << "\n"; // expect: torch-eval-without-no-grad
+}
+
 // --- negatives -------------------------------------------------------------
 
 void guarded_evaluation(Net &model) {
@@ -242,6 +250,14 @@ void grad_mode_off_unless_asked(Net &model, bool keep_graph) {
   if (!keep_graph)
     torch::GradMode::set_enabled(false);
   std::cout << model->forward(images()).sum() << "\n";
+}
+
+// A part of the model trains (its batch norm or dropout, say): the graph
+// may be wanted.
+void part_of_the_model_trains(Net &model) {
+  model->eval();
+  model->fc->train();
+  std::cout << model(images()).sum() << "\n";
 }
 
 // Training mode on one of the paths: the graph may be wanted.
@@ -341,6 +357,9 @@ int main() {
   score_everywhere(model);
   evaluation_in_a_lambda(model);
   sequential_inference();
+  Net other;
+  evaluate_beside_another_module(model, other);
+  part_of_the_model_trains(model);
 
   guarded_evaluation(model);
   inference_mode(model);
