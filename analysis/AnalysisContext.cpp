@@ -5,6 +5,7 @@
 #include "analysis/FunctionCfg.h"
 #include "analysis/GradModeFlow.h"
 #include "analysis/ModuleModes.h"
+#include "analysis/UnitIndex.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -41,9 +42,16 @@ void AnalysisContext::limit(FunctionCfgCache &Cfgs) {
   });
 }
 
+UnitIndex &AnalysisContext::unitIndex(ASTContext &Ctx) {
+  if (!Index || &Index->astContext() != &Ctx)
+    Index = std::make_unique<UnitIndex>(Ctx, Code);
+  return *Index;
+}
+
 DeviceFlow &AnalysisContext::deviceFlow(ASTContext &Ctx) {
   if (!WithGpu || &WithGpu->astContext() != &Ctx) {
-    WithGpu = std::make_unique<DeviceFlow>(Ctx, Code, Machine::WithGpu);
+    WithGpu = std::make_unique<DeviceFlow>(Ctx, Code, unitIndex(Ctx),
+                                           Machine::WithGpu);
     limit(WithGpu->cfgs());
   }
   return *WithGpu;
@@ -51,7 +59,8 @@ DeviceFlow &AnalysisContext::deviceFlow(ASTContext &Ctx) {
 
 DeviceFlow &AnalysisContext::deviceFlowWithoutGpu(ASTContext &Ctx) {
   if (!WithoutGpu || &WithoutGpu->astContext() != &Ctx) {
-    WithoutGpu = std::make_unique<DeviceFlow>(Ctx, Code, Machine::WithoutGpu);
+    WithoutGpu = std::make_unique<DeviceFlow>(Ctx, Code, unitIndex(Ctx),
+                                              Machine::WithoutGpu);
     limit(WithoutGpu->cfgs());
   }
   return *WithoutGpu;

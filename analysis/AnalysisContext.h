@@ -33,6 +33,7 @@ class DeviceFlow;
 class FunctionCfgCache;
 class GradModeFlow;
 class ModuleModes;
+class UnitIndex;
 
 /// Per translation unit: the shared analyses, the user-code filter and the
 /// sink. Analyses are built lazily, on the first rule that asks.
@@ -50,6 +51,8 @@ public:
   /// gives up on it (and the sink hears which); set before any rule asks.
   void setFlowBudget(unsigned PerBlock) { FlowBudget = PerBlock; }
 
+  /// Who calls what in the unit.
+  UnitIndex &unitIndex(clang::ASTContext &Ctx);
   /// The device flow of a run on a machine with a GPU.
   DeviceFlow &deviceFlow(clang::ASTContext &Ctx);
   /// The device flow of a run on a machine without one.
@@ -72,6 +75,7 @@ private:
   std::set<std::pair<const clang::FunctionDecl *, std::string>> Overruns;
   /// Gives Cfgs this context's budget, and its overruns to the sink.
   void limit(FunctionCfgCache &Cfgs);
+  std::unique_ptr<UnitIndex> Index;
   std::unique_ptr<DeviceFlow> WithGpu;
   std::unique_ptr<DeviceFlow> WithoutGpu;
   /// The CFGs the flows of AutocastFlow and ModuleModes run on, built once.

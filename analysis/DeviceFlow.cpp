@@ -213,8 +213,9 @@ struct DeviceFlow::Analysis {
   bool Provisional = false;
 };
 
-DeviceFlow::DeviceFlow(ASTContext &Ctx, const UserCode &Code, Machine On)
-    : Ctx(Ctx), Code(Code), On(On), Cfgs(Ctx) {}
+DeviceFlow::DeviceFlow(ASTContext &Ctx, const UserCode &Code, UnitIndex &Index,
+                       Machine On)
+    : Ctx(Ctx), Code(Code), Index(Index), On(On), Cfgs(Ctx) {}
 
 int DeviceFlow::takenArm(const Expr *Cond) const {
   api::Availability Known = api::availabilityOf(Cond);
@@ -309,158 +310,6 @@ void DeviceFlow::assign(State &S, Storage Target, FactSet Facts) {
       S.erase(Current);
   }
   S[Target] = std::move(Facts);
-}
-
-//===----------------------------------------------------------------------===//
-// Index of call sites and lambdas in user code
-//===----------------------------------------------------------------------===//
-
-namespace {
-class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
-public:
-  using Base = RecursiveASTVisitor<CallIndexer>;
-  CallIndexer(
-      llvm::DenseMap<const FunctionDecl *, std::vector<DeviceFlow::CallSite>>
-          &Calls,
-      llvm::DenseSet<const FunctionDecl *> &Escaping,
-      llvm::DenseMap<const FunctionDecl *, DeviceFlow::CallSite> &Lambdas,
-      llvm::DenseSet<const VarDecl *> &ChangedGlobals)
-      : Calls(Calls), Escaping(Escaping), Lambdas(Lambdas),
-        ChangedGlobals(ChangedGlobals) {}
-
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool shouldVisitImplicitCode() const { return true; }
-
-  bool TraverseDecl(Decl *D) {
-    const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
-    // A template's pattern calls nothing: its instantiations do, and they are
-    // visited on their own.
-    if (FD && FD->isDependentContext())
-      return true;
-    if (FD && FD->doesThisDeclarationHaveABody())
-      Stack.push_back(FD);
-    bool Result = Base::TraverseDecl(D);
-    if (FD && FD->doesThisDeclarationHaveABody())
-      Stack.pop_back();
-    return Result;
-  }
-
-  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
-    const FunctionDecl *Op = Lambda->getCallOperator();
-    Lambdas.try_emplace(Op->getCanonicalDecl(),
-                        DeviceFlow::CallSite{Lambda, current()});
-    Stack.push_back(Op);
-    bool Result = Base::TraverseLambdaExpr(Lambda);
-    Stack.pop_back();
-    return Result;
-  }
-
-  bool VisitCallExpr(CallExpr *Call) {
-    if (const Expr *Callee = Call->getCallee())
-      CalleeRefs.insert(Callee->IgnoreParenImpCasts());
-    if (const FunctionDecl *Callee = Call->getDirectCallee())
-      Calls[Callee->getCanonicalDecl()].push_back({Call, current()});
-    return true;
-  }
-
-  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
-    if (const CXXConstructorDecl *Ctor = Construct->getConstructor())
-      Calls[Ctor->getCanonicalDecl()].push_back({Construct, current()});
-    return true;
-  }
-
-  bool VisitBinaryOperator(BinaryOperator *Op) {
-    if (Op->isAssignmentOp())
-      noteChange(Op->getLHS());
-    return true;
-  }
-
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
-    if (Op->isAssignmentOp() && Op->getNumArgs() >= 1)
-      noteChange(Op->getArg(0));
-    return true;
-  }
-
-  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-    if (api::isModuleTo(Call->getMethodDecl()))
-      noteChange(api::withoutArrow(Call->getImplicitObjectArgument()));
-    return true;
-  }
-
-  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
-    // A function named other than as a callee escapes: its callers are
-    // unknown, and so are its parameters.
-    if (const auto *FD = dyn_cast<FunctionDecl>(Ref->getDecl()))
-      if (!CalleeRefs.count(Ref))
-        Escaping.insert(FD->getCanonicalDecl());
-    return true;
-  }
-
-private:
-  const FunctionDecl *current() const {
-    return Stack.empty() ? nullptr : Stack.back();
-  }
-
-  void noteChange(const Expr *Target) {
-    if (const auto *Ref =
-            dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Target)))
-      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-        if (!Var->isLocalVarDeclOrParm())
-          ChangedGlobals.insert(Var);
-  }
-
-  llvm::DenseMap<const FunctionDecl *, std::vector<DeviceFlow::CallSite>>
-      &Calls;
-  llvm::DenseSet<const FunctionDecl *> &Escaping;
-  llvm::DenseMap<const FunctionDecl *, DeviceFlow::CallSite> &Lambdas;
-  llvm::DenseSet<const VarDecl *> &ChangedGlobals;
-  std::vector<const FunctionDecl *> Stack;
-  llvm::DenseSet<const Expr *> CalleeRefs;
-};
-} // namespace
-
-void DeviceFlow::buildIndex() {
-  if (Indexed)
-    return;
-  Indexed = true;
-  CallIndexer Indexer(Calls, Escaping, Lambdas, ChangedGlobals);
-  const SourceManager &SM = Ctx.getSourceManager();
-  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-    if (Code.isAnalyzed(D->getLocation(), SM))
-      Indexer.TraverseDecl(D);
-}
-
-std::optional<llvm::ArrayRef<DeviceFlow::CallSite>>
-DeviceFlow::callSites(const FunctionDecl *FD) {
-  buildIndex();
-  FD = FD->getCanonicalDecl();
-  if (Escaping.count(FD))
-    return std::nullopt;
-  // Virtual methods are reached through overriders and base pointers too.
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-    if (MD->isVirtual())
-      return std::nullopt;
-  auto It = Calls.find(FD);
-  if (It == Calls.end())
-    return llvm::ArrayRef<CallSite>();
-  return llvm::ArrayRef<CallSite>(It->second);
-}
-
-std::optional<DeviceFlow::CallSite>
-DeviceFlow::lambdaOrigin(const FunctionDecl *CallOperator) {
-  buildIndex();
-  auto It = Lambdas.find(CallOperator->getCanonicalDecl());
-  if (It == Lambdas.end())
-    return std::nullopt;
-  return It->second;
-}
-
-const FunctionDecl *DeviceFlow::enclosingFunction(const Stmt *S) {
-  return functionOf(S, Ctx);
-}
-
-bool DeviceFlow::inTemplatePattern(const Stmt *S) {
-  return torchlint::inTemplatePattern(S, Ctx);
 }
 
 //===----------------------------------------------------------------------===//
@@ -940,8 +789,7 @@ FactSet DeviceFlow::evalDeclRef(Analysis &A, const State &S,
     return unknown();
   if (!Var->hasLocalStorage() && Var->hasInit() && Depth <= MaxDepth) {
     // A global or static: its initialiser, unless some function changes it.
-    buildIndex();
-    if (ChangedGlobals.count(Var))
+    if (Index.isChanged(Var))
       return unknown();
     ++Depth;
     FactSet Result = eval(A, State(), Var->getInit());
@@ -1261,7 +1109,7 @@ FactSet DeviceFlow::paramFacts(const ParmVarDecl *Param) {
     return Cached->second;
   const auto *FD = dyn_cast<FunctionDecl>(Param->getDeclContext());
   std::optional<llvm::ArrayRef<CallSite>> Sites =
-      FD ? callSites(FD) : std::nullopt;
+      FD ? Index.callSites(FD) : std::nullopt;
   if (!Sites || Sites->empty())
     return ParamCache[Param] = unknown();
   unsigned Index = Param->getFunctionScopeIndex();
@@ -1423,7 +1271,7 @@ FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
 
 FactSet DeviceFlow::capturedFacts(const FunctionDecl *Lambda,
                                   const VarDecl *Var) {
-  std::optional<CallSite> Origin = lambdaOrigin(Lambda);
+  std::optional<CallSite> Origin = Index.lambdaOrigin(Lambda);
   if (!Origin || !Origin->Caller)
     return unknown();
   Analysis *Enclosing = standalone(Origin->Caller);
@@ -1440,7 +1288,7 @@ FactSet DeviceFlow::capturedFacts(const FunctionDecl *Lambda,
 //===----------------------------------------------------------------------===//
 
 FactSet DeviceFlow::devicesOf(const Expr *E) {
-  const FunctionDecl *FD = E ? enclosingFunction(E) : nullptr;
+  const FunctionDecl *FD = E ? Index.enclosingFunction(E) : nullptr;
   if (!FD || !Code.isAnalyzed(FD->getLocation(), Ctx.getSourceManager()) ||
       !functionReachable(FD))
     return FactSet();
@@ -1463,9 +1311,10 @@ bool DeviceFlow::functionReachable(const FunctionDecl *FD) {
   bool Result = true;
   if (const auto *Method = dyn_cast<CXXMethodDecl>(FD);
       Method && Method->getParent()->isLambda()) {
-    if (std::optional<CallSite> Origin = lambdaOrigin(FD))
+    if (std::optional<CallSite> Origin = Index.lambdaOrigin(FD))
       Result = !Origin->Caller || reachable(Origin->Call);
-  } else if (std::optional<llvm::ArrayRef<CallSite>> Sites = callSites(FD);
+  } else if (std::optional<llvm::ArrayRef<CallSite>> Sites =
+                 Index.callSites(FD);
              Sites && !Sites->empty()) {
     // Called from somewhere known: reachable when one of its calls is.
     Result = false;
@@ -1480,7 +1329,7 @@ bool DeviceFlow::functionReachable(const FunctionDecl *FD) {
 }
 
 bool DeviceFlow::reachable(const Stmt *S) {
-  const FunctionDecl *FD = S ? enclosingFunction(S) : nullptr;
+  const FunctionDecl *FD = S ? Index.enclosingFunction(S) : nullptr;
   if (!FD)
     return true; // not in a function: a global initialiser always runs
   if (!functionReachable(FD))

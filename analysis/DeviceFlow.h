@@ -22,6 +22,7 @@
 #define TORCHLINT_ANALYSIS_DEVICEFLOW_H
 
 #include "analysis/FunctionCfg.h"
+#include "analysis/UnitIndex.h"
 #include "api/TorchApi.h"
 
 #include "clang/AST/Decl.h"
@@ -105,7 +106,8 @@ enum class Machine { WithGpu, WithoutGpu };
 
 class DeviceFlow {
 public:
-  DeviceFlow(clang::ASTContext &Ctx, const UserCode &Code, Machine On);
+  DeviceFlow(clang::ASTContext &Ctx, const UserCode &Code, UnitIndex &Index,
+             Machine On);
   ~DeviceFlow();
 
   clang::ASTContext &astContext() const { return Ctx; }
@@ -122,26 +124,9 @@ public:
   /// availability check, a function only called from there, dead code.
   bool reachable(const clang::Stmt *S);
 
-  /// The user function whose body holds S (a lambda's call operator for a
-  /// statement in a lambda), or null.
-  const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S);
-
-  /// S is in the pattern of a template: its instantiations are analyzed
-  /// instead, where types and callers are known.
-  bool inTemplatePattern(const clang::Stmt *S);
-
-  struct CallSite {
-    const clang::Expr *Call; ///< CallExpr or CXXConstructExpr
-    const clang::FunctionDecl *Caller;
-  };
-  /// The calls of FD (its canonical declaration) from user code. Nullopt when
-  /// FD escapes (its address is taken), so its callers are not all known.
-  std::optional<llvm::ArrayRef<CallSite>>
-  callSites(const clang::FunctionDecl *FD);
-
-  /// For a lambda's call operator: the lambda expression and the function that
-  /// creates it.
-  std::optional<CallSite> lambdaOrigin(const clang::FunctionDecl *CallOperator);
+  /// Who calls what in the unit, which the flow follows across calls.
+  UnitIndex &index() { return Index; }
+  using CallSite = UnitIndex::CallSite;
 
 private:
   struct Analysis;
@@ -187,20 +172,12 @@ private:
   void assign(State &S, Storage Target, FactSet Facts);
   FactSet dataLoaderFacts(const clang::Expr *E);
   bool isTracked(clang::QualType T) const;
-  void buildIndex();
 
   clang::ASTContext &Ctx;
   const UserCode &Code;
+  UnitIndex &Index;
   Machine On;
   FunctionCfgCache Cfgs;
-
-  bool Indexed = false;
-  llvm::DenseMap<const clang::FunctionDecl *, std::vector<CallSite>> Calls;
-  llvm::DenseSet<const clang::FunctionDecl *> Escaping;
-  llvm::DenseMap<const clang::FunctionDecl *, CallSite> Lambdas;
-  /// Globals that some user function assigns or moves: their initialiser
-  /// says nothing of their value elsewhere.
-  llvm::DenseSet<const clang::VarDecl *> ChangedGlobals;
 
   std::map<std::pair<const clang::Decl *, const clang::Decl *>,
            std::unique_ptr<char>>

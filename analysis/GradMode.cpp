@@ -88,7 +88,7 @@ public:
     const FunctionDecl *Definition = nullptr;
     if (Depth < MaxCallDepth && Callee && Callee->hasBody(Definition) &&
         !api::isInTorchNamespace(Definition) &&
-        Flow.enclosingFunction(Definition->getBody()) &&
+        Flow.index().enclosingFunction(Definition->getBody()) &&
         Visited.insert(Definition).second) {
       GradientUseFinder Inner(Flow, Depth + 1, Visited);
       Inner.TraverseStmt(Definition->getBody());
@@ -226,10 +226,10 @@ bool mayHoldTensorAt(QualType T, unsigned Depth) {
 bool callersDisableGradients(const FunctionDecl *FD, DeviceFlow &Flow,
                              GradModeFlow &Recording, unsigned Depth,
                              std::optional<bool> &Result) {
-  if (Flow.lambdaOrigin(FD))
+  if (Flow.index().lambdaOrigin(FD))
     return false;
   std::optional<llvm::ArrayRef<DeviceFlow::CallSite>> Sites =
-      Flow.callSites(FD->getCanonicalDecl());
+      Flow.index().callSites(FD->getCanonicalDecl());
   if (!Sites)
     return false;
   if (Sites->empty()) {

@@ -160,7 +160,7 @@ FactSet destinationOf(const DeviceCopy &Copy, DeviceFlow &Flow) {
 std::optional<DeviceCopy> copyToAccelerator(const CXXMemberCallExpr *Call,
                                             DeviceFlow &Flow,
                                             FactSet &Destination) {
-  if (Flow.inTemplatePattern(Call) || !Flow.reachable(Call))
+  if (Flow.index().inTemplatePattern(Call) || !Flow.reachable(Call))
     return std::nullopt;
   std::optional<DeviceCopy> Copy = asDeviceCopy(Call);
   if (!Copy)
@@ -209,7 +209,7 @@ std::optional<CreatedThenMoved> createdThenMoved(const DeviceCopy &Copy,
     const auto *Ref =
         dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Copy.Source));
     const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-    const FunctionDecl *FD = Flow.enclosingFunction(Copy.Call);
+    const FunctionDecl *FD = Flow.index().enclosingFunction(Copy.Call);
     if (!Var || isa<ParmVarDecl>(Var) || !Var->hasLocalStorage() ||
         Var->getType()->isReferenceType() || !FD || !FD->getBody() ||
         Var->getParentFunctionOrMethod() != FD)

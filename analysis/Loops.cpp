@@ -48,10 +48,11 @@ Repetition repetitionThroughCalls(const Stmt *S, DeviceFlow &Flow,
     return {Loop, nullptr};
   if (Depth >= MaxCallDepth)
     return {};
-  const FunctionDecl *FD = Flow.enclosingFunction(S);
+  const FunctionDecl *FD = Flow.index().enclosingFunction(S);
   if (!FD)
     return {};
-  if (std::optional<DeviceFlow::CallSite> Lambda = Flow.lambdaOrigin(FD)) {
+  if (std::optional<DeviceFlow::CallSite> Lambda =
+          Flow.index().lambdaOrigin(FD)) {
     Repetition R = repetitionThroughCalls(Lambda->Call, Flow, Depth + 1);
     if (R)
       return R;
@@ -60,7 +61,7 @@ Repetition repetitionThroughCalls(const Stmt *S, DeviceFlow &Flow,
     return {};
   }
   std::optional<llvm::ArrayRef<DeviceFlow::CallSite>> Sites =
-      Flow.callSites(FD->getCanonicalDecl());
+      Flow.index().callSites(FD->getCanonicalDecl());
   if (!Sites)
     return {};
   for (const DeviceFlow::CallSite &Site : *Sites) {

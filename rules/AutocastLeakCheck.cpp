@@ -66,13 +66,13 @@ void AutocastLeakCheck::check(const MatchFinder::MatchResult &Result) {
   DeviceFlow &Flow = context().deviceFlow(*Ctx);
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
     if (api::calledModule(Call))
-      ModuleCalls.push_back({Call, Flow.enclosingFunction(Call)});
+      ModuleCalls.push_back({Call, Flow.index().enclosingFunction(Call)});
     return;
   }
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("autocast");
   std::optional<AutocastCall> Read = autocast::classify(Call, *Ctx);
   if (Read && Read->isSwitch() && Read->Device != api::DeviceKind::Unknown)
-    if (const FunctionDecl *Function = Flow.enclosingFunction(Call))
+    if (const FunctionDecl *Function = Flow.index().enclosingFunction(Call))
       Calls.push_back({*Read, Function});
 }
 

@@ -70,17 +70,17 @@ void AutocastStaleCacheCheck::check(const MatchFinder::MatchResult &Result) {
   DeviceFlow &Flow = context().deviceFlow(*Ctx);
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
     if (api::calledModule(Call))
-      ModuleCalls.push_back({Call, Flow.enclosingFunction(Call)});
+      ModuleCalls.push_back({Call, Flow.index().enclosingFunction(Call)});
     return;
   }
   if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("training")) {
     if (api::isBackwardCall(Call) || api::isOptimizerCall(Call))
-      TrainingCalls.push_back({Call, Flow.enclosingFunction(Call)});
+      TrainingCalls.push_back({Call, Flow.index().enclosingFunction(Call)});
     return;
   }
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("autocast");
   if (std::optional<AutocastCall> Read = autocast::classify(Call, *Ctx))
-    Calls.push_back({*Read, Flow.enclosingFunction(Call)});
+    Calls.push_back({*Read, Flow.index().enclosingFunction(Call)});
 }
 
 bool AutocastStaleCacheCheck::clearedAround(const Located &Off) {

@@ -112,7 +112,7 @@ const Expr *CudaVisibleDevicesInCodeCheck::cudaInitialisationIn(
 
 const Expr *CudaVisibleDevicesInCodeCheck::cudaInitialisedBefore(
     const Stmt *Site, DeviceFlow &Flow, unsigned Depth) {
-  const FunctionDecl *FD = Flow.enclosingFunction(Site);
+  const FunctionDecl *FD = Flow.index().enclosingFunction(Site);
   if (!FD)
     return nullptr;
   if (const Expr *Init =
@@ -121,7 +121,7 @@ const Expr *CudaVisibleDevicesInCodeCheck::cudaInitialisedBefore(
   if (Depth >= MaxDepth)
     return nullptr;
   std::optional<llvm::ArrayRef<DeviceFlow::CallSite>> Sites =
-      Flow.callSites(FD->getCanonicalDecl());
+      Flow.index().callSites(FD->getCanonicalDecl());
   if (!Sites)
     return nullptr;
   for (const DeviceFlow::CallSite &Caller : *Sites)

@@ -123,7 +123,7 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
   for (const DeviceFact &F : Flow.devicesOf(Call->getArg(0)))
     if (F.Kind == api::DeviceKind::CUDA) {
       const void *Choice = F.Symbol ? static_cast<const void *>(F.Symbol)
-                                    : Flow.enclosingFunction(Call);
+                                    : Flow.index().enclosingFunction(Call);
       if (Choices.insert(Choice).second)
         Moves.push_back(Call);
       return;
@@ -162,7 +162,7 @@ void CudnnBenchmarkOffCheck::reportAt(const CXXMemberCallExpr *Moved) {
   for (const DeviceFact &F : Flow.devicesOf(Moved->getArg(0))) {
     const auto *Var = dyn_cast_or_null<VarDecl>(F.Symbol);
     if (F.Kind != api::DeviceKind::CUDA || !Var || !Var->isLocalVarDecl() ||
-        Flow.enclosingFunction(Moved) !=
+        Flow.index().enclosingFunction(Moved) !=
             dyn_cast<FunctionDecl>(Var->getDeclContext()))
       continue;
     DynTypedNodeList Parents = Ctx.getParents(*Var);

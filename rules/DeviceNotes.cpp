@@ -141,13 +141,14 @@ bool isUsableAt(const Expr *E, const Expr *Site, DeviceFlow &Flow) {
     return false;
   if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())
     return false;
-  return usable(E, Site, Flow.enclosingFunction(Site), Flow.astContext());
+  return usable(E, Site, Flow.index().enclosingFunction(Site),
+                Flow.astContext());
 }
 
 bool isUsableAt(const ValueDecl *D, const Expr *Site, DeviceFlow &Flow) {
   return D && Site &&
          declUsable(D, /*ThroughThis=*/false, Site,
-                    Flow.enclosingFunction(Site), Flow.astContext());
+                    Flow.index().enclosingFunction(Site), Flow.astContext());
 }
 
 bool needsParensForMember(const Expr *E) {

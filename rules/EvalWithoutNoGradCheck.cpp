@@ -137,7 +137,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   if (!Flow.reachable(Call))
     return;
-  const FunctionDecl *FD = Flow.enclosingFunction(Call);
+  const FunctionDecl *FD = Flow.index().enclosingFunction(Call);
   if (!FD || !FD->getBody())
     return;
   // A module's own forward runs its submodules for whoever calls it.
@@ -149,7 +149,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (Recording.before(Call).State != GradSetting::Default)
     return;
 
-  std::optional<DeviceFlow::CallSite> Lambda = Flow.lambdaOrigin(FD);
+  std::optional<DeviceFlow::CallSite> Lambda = Flow.index().lambdaOrigin(FD);
   ModuleModes &Modes = context().moduleModes(Ctx);
   ModuleMode Mode = Modes.before(Call, Module).value_or(ModuleMode{true});
   if (Mode.MayBeTraining)

@@ -140,13 +140,13 @@ void Fp16WithoutLossScalingCheck::check(
   DeviceFlow &Flow = context().deviceFlow(*Ctx);
   // Only the program's own functions: libtorch's headers choose nothing.
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
-    if (const FunctionDecl *Function = Flow.enclosingFunction(Call);
+    if (const FunctionDecl *Function = Flow.index().enclosingFunction(Call);
         Function && api::calledModule(Call))
       ModuleCalls.push_back({Call, Function});
     return;
   }
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
-  const FunctionDecl *Function = Flow.enclosingFunction(Call);
+  const FunctionDecl *Function = Flow.index().enclosingFunction(Call);
   if (!Function)
     return;
   if (std::optional<AutocastCall> Read = autocast::classify(Call, *Ctx)) {
@@ -251,7 +251,7 @@ void Fp16WithoutLossScalingCheck::onEndOfTranslationUnit() {
     // The function that trains: the switch's own, or the loop's.
     const FunctionDecl *Trainer = Function;
     if (!trainsIn(Trainer))
-      Trainer = Flow->enclosingFunction(Loop.Loop);
+      Trainer = Flow->index().enclosingFunction(Loop.Loop);
     if (!trainsIn(Trainer) || scalesLossIn(Trainer))
       continue;
     // CUDA autocast does nothing to a model on the CPU (another rule's

@@ -129,7 +129,7 @@ void HalfModelTrainingCheck::onEndOfTranslationUnit() {
       if (!Function)
         return false;
       std::optional<llvm::ArrayRef<DeviceFlow::CallSite>> Sites =
-          Flow.callSites(Function);
+          Flow.index().callSites(Function);
       if (!Sites)
         return false;
       unsigned Index = Param->getFunctionScopeIndex();

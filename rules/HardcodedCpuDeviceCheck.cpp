@@ -112,7 +112,7 @@ void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   // Inside a model's own methods, submodules run wherever the model is: the
   // placement that matters is the model's, at its own calls.
   if (const auto *Method =
-          dyn_cast_or_null<CXXMethodDecl>(Flow.enclosingFunction(Call)))
+          dyn_cast_or_null<CXXMethodDecl>(Flow.index().enclosingFunction(Call)))
     if (api::isModuleClass(Method->getParent()))
       return;
   llvm::SmallVector<const Expr *, 2> Inputs;
@@ -172,7 +172,7 @@ void HardcodedCpuDeviceCheck::reportPlacement(
     if (Declared) {
       std::vector<const Expr *> MustFollow(ModuleInputs.begin(),
                                            ModuleInputs.end());
-      if (const FunctionDecl *Function = Flow.enclosingFunction(Call)) {
+      if (const FunctionDecl *Function = Flow.index().enclosingFunction(Call)) {
         LossOperandFinder Losses;
         Losses.TraverseDecl(const_cast<FunctionDecl *>(Function));
         MustFollow.insert(MustFollow.end(), Losses.Operands.begin(),

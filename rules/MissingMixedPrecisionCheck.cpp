@@ -139,7 +139,7 @@ void MissingMixedPrecisionCheck::onEndOfTranslationUnit() {
     std::vector<const Stmt *> Reported;
     for (const Stmt *Loop : Loops) {
       LoopRole Role = roleOf(Loop);
-      if (Role == LoopRole::Epoch || Flow.inTemplatePattern(Loop))
+      if (Role == LoopRole::Epoch || Flow.index().inTemplatePattern(Loop))
         continue;
       // Once per training loop: not again for a loop nested in one.
       if (llvm::any_of(Reported, [&](const Stmt *Outer) {

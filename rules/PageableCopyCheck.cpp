@@ -111,8 +111,8 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
                 "so it cannot overlap with compute";
 
   const CallExpr *Factory = singleFactory(*Source);
-  bool FactoryHere = Factory && Flow.enclosingFunction(Factory) ==
-                                    Flow.enclosingFunction(Call);
+  bool FactoryHere = Factory && Flow.index().enclosingFunction(Factory) ==
+                                    Flow.index().enclosingFunction(Call);
   // Allocated afresh on every step, a pinned source can be copied
   // asynchronously; one buffer refilled each step could be overwritten while
   // its copy is still in flight.
@@ -156,7 +156,7 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
   // One step: the loop's body, or the function the loop calls.
   const Stmt *Step = Repeated.Loop;
   if (Repeated.Call) {
-    const FunctionDecl *FD = Flow.enclosingFunction(Call);
+    const FunctionDecl *FD = Flow.index().enclosingFunction(Call);
     Step = FD ? FD->getBody() : nullptr;
   }
   CopyCounter Counter(Flow);

@@ -99,7 +99,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     What.Kind = "print";
     What.Spelling = "printing " + quoted(What.Tensor, Ctx, "a tensor");
   }
-  if (!Site || Flow.inTemplatePattern(Site) || !Flow.reachable(Site) ||
+  if (!Site || Flow.index().inTemplatePattern(Site) || !Flow.reachable(Site) ||
       !Reported.insert(Site).second)
     return;
 
@@ -123,7 +123,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (Repeated.Call) {
     // In a helper called from the loop: the helper is the step, or the loop
     // runs one around the call.
-    const FunctionDecl *Helper = Flow.enclosingFunction(Site);
+    const FunctionDecl *Helper = Flow.index().enclosingFunction(Site);
     if (!runsStep(Helper) && roleOf(Repeated.Loop) != LoopRole::Step)
       return;
     if (inPeriodicBranch(Repeated.Call, Repeated.Loop, Ctx))

@@ -1,0 +1,168 @@
+#include "analysis/UnitIndex.h"
+
+#include "analysis/FunctionCfg.h"
+#include "api/TorchApi.h"
+#include "core/UserCode.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+
+namespace torchlint {
+
+namespace {
+class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
+public:
+  using Base = RecursiveASTVisitor<CallIndexer>;
+  CallIndexer(
+      llvm::DenseMap<const FunctionDecl *, std::vector<UnitIndex::CallSite>>
+          &Calls,
+      llvm::DenseSet<const FunctionDecl *> &Escaping,
+      llvm::DenseMap<const FunctionDecl *, UnitIndex::CallSite> &Lambdas,
+      llvm::DenseSet<const VarDecl *> &ChangedGlobals)
+      : Calls(Calls), Escaping(Escaping), Lambdas(Lambdas),
+        ChangedGlobals(ChangedGlobals) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+
+  bool TraverseDecl(Decl *D) {
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    // A template's pattern calls nothing: its instantiations do, and they are
+    // visited on their own.
+    if (FD && FD->isDependentContext())
+      return true;
+    if (FD && FD->doesThisDeclarationHaveABody())
+      Stack.push_back(FD);
+    bool Result = Base::TraverseDecl(D);
+    if (FD && FD->doesThisDeclarationHaveABody())
+      Stack.pop_back();
+    return Result;
+  }
+
+  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
+    const FunctionDecl *Op = Lambda->getCallOperator();
+    Lambdas.try_emplace(Op->getCanonicalDecl(),
+                        UnitIndex::CallSite{Lambda, current()});
+    Stack.push_back(Op);
+    bool Result = Base::TraverseLambdaExpr(Lambda);
+    Stack.pop_back();
+    return Result;
+  }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const Expr *Callee = Call->getCallee())
+      CalleeRefs.insert(Callee->IgnoreParenImpCasts());
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      Calls[Callee->getCanonicalDecl()].push_back({Call, current()});
+    return true;
+  }
+
+  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    if (const CXXConstructorDecl *Ctor = Construct->getConstructor())
+      Calls[Ctor->getCanonicalDecl()].push_back({Construct, current()});
+    return true;
+  }
+
+  bool VisitBinaryOperator(BinaryOperator *Op) {
+    if (Op->isAssignmentOp())
+      noteChange(Op->getLHS());
+    return true;
+  }
+
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    if (Op->isAssignmentOp() && Op->getNumArgs() >= 1)
+      noteChange(Op->getArg(0));
+    return true;
+  }
+
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+    if (api::isModuleTo(Call->getMethodDecl()))
+      noteChange(api::withoutArrow(Call->getImplicitObjectArgument()));
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    // A function named other than as a callee escapes: its callers are
+    // unknown, and so are its parameters.
+    if (const auto *FD = dyn_cast<FunctionDecl>(Ref->getDecl()))
+      if (!CalleeRefs.count(Ref))
+        Escaping.insert(FD->getCanonicalDecl());
+    return true;
+  }
+
+private:
+  const FunctionDecl *current() const {
+    return Stack.empty() ? nullptr : Stack.back();
+  }
+
+  void noteChange(const Expr *Target) {
+    if (const auto *Ref =
+            dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Target)))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        if (!Var->isLocalVarDeclOrParm())
+          ChangedGlobals.insert(Var);
+  }
+
+  llvm::DenseMap<const FunctionDecl *, std::vector<UnitIndex::CallSite>> &Calls;
+  llvm::DenseSet<const FunctionDecl *> &Escaping;
+  llvm::DenseMap<const FunctionDecl *, UnitIndex::CallSite> &Lambdas;
+  llvm::DenseSet<const VarDecl *> &ChangedGlobals;
+  std::vector<const FunctionDecl *> Stack;
+  llvm::DenseSet<const Expr *> CalleeRefs;
+};
+} // namespace
+
+void UnitIndex::build() {
+  if (Built)
+    return;
+  Built = true;
+  CallIndexer Indexer(Calls, Escaping, Lambdas, ChangedGlobals);
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (Code.isAnalyzed(D->getLocation(), SM))
+      Indexer.TraverseDecl(D);
+}
+
+std::optional<llvm::ArrayRef<UnitIndex::CallSite>>
+UnitIndex::callSites(const FunctionDecl *FD) {
+  build();
+  FD = FD->getCanonicalDecl();
+  if (Escaping.count(FD))
+    return std::nullopt;
+  // Virtual methods are reached through overriders and base pointers too.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    if (MD->isVirtual())
+      return std::nullopt;
+  auto It = Calls.find(FD);
+  if (It == Calls.end())
+    return llvm::ArrayRef<CallSite>();
+  return llvm::ArrayRef<CallSite>(It->second);
+}
+
+std::optional<UnitIndex::CallSite>
+UnitIndex::lambdaOrigin(const FunctionDecl *CallOperator) {
+  build();
+  auto It = Lambdas.find(CallOperator->getCanonicalDecl());
+  if (It == Lambdas.end())
+    return std::nullopt;
+  return It->second;
+}
+
+const FunctionDecl *UnitIndex::enclosingFunction(const Stmt *S) const {
+  return functionOf(S, Ctx);
+}
+
+bool UnitIndex::inTemplatePattern(const Stmt *S) const {
+  return torchlint::inTemplatePattern(S, Ctx);
+}
+
+bool UnitIndex::isChanged(const VarDecl *Global) {
+  build();
+  return ChangedGlobals.count(Global) != 0;
+}
+
+} // namespace torchlint

@@ -1,0 +1,80 @@
+//===--- UnitIndex.h - Who calls what in a translation unit -----*- C++ -*-===//
+//
+// The interprocedural questions of the analyses and rules: the call sites of
+// a function, whether its callers are all known (its address never taken),
+// the function that creates a lambda, the function a statement is in, and
+// the globals some function changes. Built once per unit, on the first
+// question, over the user's code only.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_ANALYSIS_UNITINDEX_H
+#define TORCHLINT_ANALYSIS_UNITINDEX_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <optional>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+class Expr;
+class FunctionDecl;
+class Stmt;
+class VarDecl;
+} // namespace clang
+
+namespace torchlint {
+
+class UserCode;
+
+class UnitIndex {
+public:
+  UnitIndex(clang::ASTContext &Ctx, const UserCode &Code)
+      : Ctx(Ctx), Code(Code) {}
+
+  clang::ASTContext &astContext() const { return Ctx; }
+
+  struct CallSite {
+    const clang::Expr *Call; ///< CallExpr or CXXConstructExpr
+    const clang::FunctionDecl *Caller;
+  };
+  /// The calls of FD (its canonical declaration) from user code. Nullopt when
+  /// FD escapes (its address is taken) or is virtual, so its callers are not
+  /// all known.
+  std::optional<llvm::ArrayRef<CallSite>>
+  callSites(const clang::FunctionDecl *FD);
+
+  /// For a lambda's call operator: the lambda expression and the function that
+  /// creates it.
+  std::optional<CallSite> lambdaOrigin(const clang::FunctionDecl *CallOperator);
+
+  /// The user function whose body holds S (a lambda's call operator for a
+  /// statement in a lambda), or null.
+  const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S) const;
+
+  /// S is in the pattern of a template: its instantiations are analyzed
+  /// instead, where types and callers are known.
+  bool inTemplatePattern(const clang::Stmt *S) const;
+
+  /// Some user function assigns the global or moves it: its initialiser says
+  /// nothing of its value elsewhere.
+  bool isChanged(const clang::VarDecl *Global);
+
+private:
+  void build();
+
+  clang::ASTContext &Ctx;
+  const UserCode &Code;
+  bool Built = false;
+  llvm::DenseMap<const clang::FunctionDecl *, std::vector<CallSite>> Calls;
+  llvm::DenseSet<const clang::FunctionDecl *> Escaping;
+  llvm::DenseMap<const clang::FunctionDecl *, CallSite> Lambdas;
+  llvm::DenseSet<const clang::VarDecl *> ChangedGlobals;
+};
+
+} // namespace torchlint
+
+#endif // TORCHLINT_ANALYSIS_UNITINDEX_H
