@@ -17,7 +17,13 @@ namespace torchlint {
 
 AnalysisContext::AnalysisContext(const UserCode &Code, FindingSink &Sink,
                                  const RuleOptions *Options)
-    : Code(Code), Sink(Sink), Options(Options), FlowBudget(DefaultFlowBudget) {}
+    : Code(Code), Sink(Sink), Distinct(Sink), Options(Options),
+      FlowBudget(DefaultFlowBudget) {}
+
+void AnalysisContext::DistinctFindings::consume(Finding F) {
+  if (Seen.insert(F).second)
+    Next.consume(std::move(F));
+}
 
 AnalysisContext::~AnalysisContext() = default;
 

@@ -44,7 +44,10 @@ public:
   ~AnalysisContext();
 
   const UserCode &userCode() const { return Code; }
-  FindingSink &sink() { return Sink; }
+  /// Where rules report: the shell's sink, less the findings already
+  /// reported in this unit (the same rule, place and message, as two
+  /// matchers or two instantiations may give), in either shell.
+  FindingSink &sink() { return Distinct; }
   const RuleOptions *options() const { return Options; }
 
   /// How many times each flow may visit each block of a function before it
@@ -67,8 +70,20 @@ public:
   GradModeFlow &gradModeFlow(clang::ASTContext &Ctx);
 
 private:
+  class DistinctFindings : public FindingSink {
+  public:
+    explicit DistinctFindings(FindingSink &Next) : Next(Next) {}
+    void consume(Finding F) override;
+    void notice(const std::string &Message) override { Next.notice(Message); }
+
+  private:
+    FindingSink &Next;
+    std::set<Finding> Seen;
+  };
+
   const UserCode &Code;
   FindingSink &Sink;
+  DistinctFindings Distinct;
   const RuleOptions *Options;
   unsigned FlowBudget;
   /// The functions each analysis gave up on, told once.

@@ -10,13 +10,14 @@
 #include "ForeignFlags.h"
 #include "PrecompiledPrefix.h"
 #include "RuleDocs.h"
-#include "rules/RuleRegistry.h"
 #include "SarifMerge.h"
 #include "Sharding.h"
 #include "Suppressions.h"
 #include "UntrustedFlags.h"
 #include "Writers.h"
+#include "analysis/AnalysisContext.h"
 #include "common/CheckGlob.h"
+#include "rules/RuleRegistry.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -635,6 +636,35 @@ TEST(FileStamps, ChangedContentsAndTimesAreTold) {
   EXPECT_EQ(stampsFromJson(toJson({*Stamp})).front().Digest, Stamp->Digest);
   fs::remove(Path);
   EXPECT_FALSE(unchanged(*Stamp));
+}
+
+// Two matchers, or two instantiations, may report the same finding: the
+// context hands each one to the shell once, and passes notices on.
+TEST(AnalysisContext, HandsEachFindingToTheShellOnce) {
+  struct Recording : FindingSink {
+    std::vector<Finding> Findings;
+    std::vector<std::string> Notices;
+    void consume(Finding F) override { Findings.push_back(std::move(F)); }
+    void notice(const std::string &Message) override {
+      Notices.push_back(Message);
+    }
+  } Shell;
+  UserCode Code;
+  AnalysisContext Context(Code, Shell);
+  Finding F;
+  F.RuleId = "torch-sync-in-loop";
+  F.Where.File = "/p/train.cpp";
+  F.Where.Begin = {300, 12, 5};
+  F.Where.End = {311, 12, 16};
+  F.Message = "'loss.item()' waits for the GPU on every iteration";
+  Context.sink().consume(F);
+  Context.sink().consume(F);
+  Finding Other = F;
+  Other.Message = "another message";
+  Context.sink().consume(Other);
+  Context.sink().notice("the device flow gave up on 'f'");
+  EXPECT_EQ(Shell.Findings.size(), 2u);
+  EXPECT_EQ(Shell.Notices.size(), 1u);
 }
 
 } // namespace
