@@ -167,10 +167,16 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
             .value_or(true))
       return;
   } else {
-    // No mode is set: inference when nothing in the function trains, and
-    // the callers are all known.
-    if (Lambda || gradientUseIn(FD->getBody(), Flow) ||
-        trainingIn(FD->getBody(), Ctx))
+    // No mode is set: inference when nothing on the paths from the call
+    // needs the graph (a training loop before it does not), nothing in the
+    // function switches to training, and the callers are all known.
+    if (Lambda || trainingIn(FD->getBody(), Ctx) ||
+        Modes
+            .reachesBeforeTraining(Call, Module,
+                                   [&](const Stmt *S) {
+                                     return gradientUseIn(S, Flow) != nullptr;
+                                   })
+            .value_or(true))
       return;
   }
   if (tensorsCanEscape(FD))
@@ -203,6 +209,10 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (Evaluation)
     Finding.note(Evaluation->getSourceRange(),
                  "the module is switched to evaluation mode here");
+  else if (gradientUseIn(FD->getBody(), Flow))
+    Finding.note(FD->getLocation(),
+                 "'" + FD->getNameAsString() +
+                     "' runs no backward() or optimizer step after this call");
   else
     Finding.note(FD->getLocation(),
                  "'" + FD->getNameAsString() +

@@ -180,6 +180,24 @@ void evaluate_beside_another_module(Net &model, Net &other) {
   std::cout << model(images()).sum() << "\n"; // expect: torch-eval-without-no-grad
 }
 
+// Tested after training, in the same function: nothing on the test loop's
+// paths needs a graph, whatever ran before it.
+void train_then_test(Net &model, torch::optim::Optimizer &optimizer) { // expect-note: "runs no backward() or optimizer step after this call"
+  for (int step = 0; step < 100; ++step) {
+    optimizer.zero_grad();
+    auto loss = torch::cross_entropy_loss(model->forward(images()), labels());
+    loss.backward();
+    optimizer.step();
+  }
+  int64_t correct = 0;
+  for (int batch = 0; batch < 10; ++batch) {
+    torch::NoGradGuard no_grad;
+    auto predicted = model->forward(images()).argmax(1); // expect: torch-eval-without-no-grad
+    correct += predicted.eq(labels()).sum().item<int64_t>();
+  }
+  std::cout << correct << "\n";
+}
+
 // --- negatives -------------------------------------------------------------
 
 void guarded_evaluation(Net &model) {
@@ -360,6 +378,7 @@ int main() {
   Net other;
   evaluate_beside_another_module(model, other);
   part_of_the_model_trains(model);
+  train_then_test(model, optimizer);
 
   guarded_evaluation(model);
   inference_mode(model);
