@@ -48,60 +48,68 @@ void AnalysisContext::limit(FunctionCfgCache &Cfgs) {
   });
 }
 
+namespace {
+/// The analysis in Slot when it was made for Ctx, else a fresh one from
+/// Make: a context that outlives an AST (the plugin's, between units)
+/// starts its analyses afresh, with their CFGs.
+template <typename Analysis, typename Maker>
+Analysis &madeFor(std::unique_ptr<Analysis> &Slot, ASTContext &Ctx,
+                  Maker Make) {
+  if (!Slot || &Slot->astContext() != &Ctx)
+    Slot = Make();
+  return *Slot;
+}
+} // namespace
+
 UnitIndex &AnalysisContext::unitIndex(ASTContext &Ctx) {
-  if (!Index || &Index->astContext() != &Ctx)
-    Index = std::make_unique<UnitIndex>(Ctx, Code);
-  return *Index;
+  return madeFor(Index, Ctx,
+                 [&] { return std::make_unique<UnitIndex>(Ctx, Code); });
 }
 
 DeviceFlow &AnalysisContext::deviceFlow(ASTContext &Ctx) {
-  if (!WithGpu || &WithGpu->astContext() != &Ctx) {
-    WithGpu = std::make_unique<DeviceFlow>(Ctx, Code, unitIndex(Ctx),
-                                           Machine::WithGpu);
-    limit(WithGpu->cfgs());
-  }
-  return *WithGpu;
+  return madeFor(WithGpu, Ctx, [&] {
+    auto Flow = std::make_unique<DeviceFlow>(Ctx, Code, unitIndex(Ctx),
+                                             Machine::WithGpu);
+    limit(Flow->cfgs());
+    return Flow;
+  });
 }
 
 DeviceFlow &AnalysisContext::deviceFlowWithoutGpu(ASTContext &Ctx) {
-  if (!WithoutGpu || &WithoutGpu->astContext() != &Ctx) {
-    WithoutGpu = std::make_unique<DeviceFlow>(Ctx, Code, unitIndex(Ctx),
-                                              Machine::WithoutGpu);
-    limit(WithoutGpu->cfgs());
-  }
-  return *WithoutGpu;
+  return madeFor(WithoutGpu, Ctx, [&] {
+    auto Flow = std::make_unique<DeviceFlow>(Ctx, Code, unitIndex(Ctx),
+                                             Machine::WithoutGpu);
+    limit(Flow->cfgs());
+    return Flow;
+  });
 }
 
 FunctionCfgCache &AnalysisContext::cfgs(ASTContext &Ctx) {
-  if (!Cfgs || &Cfgs->astContext() != &Ctx) {
-    Cfgs = std::make_unique<FunctionCfgCache>(Ctx);
-    limit(*Cfgs);
-  }
-  return *Cfgs;
+  return madeFor(Cfgs, Ctx, [&] {
+    auto Made = std::make_unique<FunctionCfgCache>(Ctx);
+    limit(*Made);
+    return Made;
+  });
 }
 
-// A context that outlives an AST (the plugin's, between units) starts its
-// flows afresh, with their CFGs.
 AutocastFlow &AnalysisContext::autocastFlow(ASTContext &Ctx) {
-  if (!Autocast || &Autocast->astContext() != &Ctx)
-    Autocast = std::make_unique<AutocastFlow>(Ctx, cfgs(Ctx));
-  return *Autocast;
+  return madeFor(Autocast, Ctx, [&] {
+    return std::make_unique<AutocastFlow>(Ctx, cfgs(Ctx));
+  });
 }
 
 ModuleModes &AnalysisContext::moduleModes(ASTContext &Ctx) {
-  if (!Modes || &Modes->astContext() != &Ctx)
-    Modes = std::make_unique<ModuleModes>(Ctx, cfgs(Ctx));
-  return *Modes;
+  return madeFor(Modes, Ctx,
+                 [&] { return std::make_unique<ModuleModes>(Ctx, cfgs(Ctx)); });
 }
 
 GradModeFlow &AnalysisContext::gradModeFlow(ASTContext &Ctx) {
-  if (!Recording || &Recording->astContext() != &Ctx) {
+  return madeFor(Recording, Ctx, [&] {
     LifetimeCfgs =
         std::make_unique<FunctionCfgCache>(Ctx, ObjectLifetimes::Shown);
     limit(*LifetimeCfgs);
-    Recording = std::make_unique<GradModeFlow>(Ctx, *LifetimeCfgs);
-  }
-  return *Recording;
+    return std::make_unique<GradModeFlow>(Ctx, *LifetimeCfgs);
+  });
 }
 
 } // namespace torchlint

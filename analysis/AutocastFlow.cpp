@@ -154,17 +154,16 @@ struct AutocastFlow::Lattice {
                                                                       : nullptr;
     if (!Setting)
       return;
-    const CallExpr *Dtype = Setting->Dtype;
-    llvm::SmallVector<const CallExpr *, 1> Open;
-    decltype(AutocastSetting::LeftWhileOpen) Left;
-    if (Read->What == autocast::Action::Enable) {
-      Open = std::move(Setting->Open);
-      Left = std::move(Setting->LeftWhileOpen);
+    // A switch decides the setting on every path; a switch-on leaves the
+    // regions already open as they are, any other switch ends them. The
+    // dtype choice stays.
+    Setting->MayBeUndecided = Setting->MayBeOn = Setting->MayBeOff =
+        Setting->MayBeFromValue = false;
+    Setting->TurnedOn = nullptr;
+    if (Read->What != autocast::Action::Enable) {
+      Setting->Open.clear();
+      Setting->LeftWhileOpen.clear();
     }
-    *Setting = AutocastSetting();
-    Setting->Dtype = Dtype;
-    Setting->Open = std::move(Open);
-    Setting->LeftWhileOpen = std::move(Left);
     switch (Read->What) {
     case autocast::Action::Enable:
       Setting->MayBeOn = true;

@@ -44,6 +44,10 @@ struct GradSetting {
   Kind State = Default;
   /// The guard's declaration or the call that decided.
   const clang::Stmt *Where = nullptr;
+
+  bool operator==(const GradSetting &O) const {
+    return State == O.State && Where == O.Where;
+  }
 };
 
 /// What a local guard does to recording while it lives: torch::NoGradGuard

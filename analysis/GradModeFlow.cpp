@@ -19,17 +19,8 @@ struct GradModeFlow::Lattice {
     llvm::SmallVector<std::pair<const VarDecl *, GradSetting>, 2> Replaced;
 
     bool operator==(const State &O) const {
-      auto Same = [](const GradSetting &A, const GradSetting &B) {
-        return A.State == B.State && A.Where == B.Where;
-      };
-      if (Reached != O.Reached || !Same(Current, O.Current) ||
-          Replaced.size() != O.Replaced.size())
-        return false;
-      for (size_t I = 0; I < Replaced.size(); ++I)
-        if (Replaced[I].first != O.Replaced[I].first ||
-            !Same(Replaced[I].second, O.Replaced[I].second))
-          return false;
-      return true;
+      return Reached == O.Reached && Current == O.Current &&
+             Replaced == O.Replaced;
     }
   };
 

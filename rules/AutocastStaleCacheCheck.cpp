@@ -83,9 +83,8 @@ void AutocastStaleCacheCheck::check(const MatchFinder::MatchResult &Result) {
     Calls.push_back({*Read, Flow.index().enclosingFunction(Call)});
 }
 
-bool AutocastStaleCacheCheck::clearedAround(const Located &Off) {
-  AutocastFlow &Flow = context().autocastFlow(*Ctx);
-  std::optional<CastCacheSetting> Before = Flow.cacheBefore(Off.Read.Call);
+bool AutocastStaleCacheCheck::clearedAround(
+    const Located &Off, const std::optional<CastCacheSetting> &Before) {
   // With caching turned off, nothing is kept to go stale; a clear with no
   // module run since leaves nothing to keep.
   if (Before && (Before->MayBeUncached || Before->MayBeCleared))
@@ -136,7 +135,7 @@ void AutocastStaleCacheCheck::onEndOfTranslationUnit() {
         return L.Read.What == Action::Enable && isCudaSwitch(L.Read) &&
                L.Function == Off.Function;
       });
-      if ((!On && TurnsOn) || clearedAround(Off))
+      if ((!On && TurnsOn) || clearedAround(Off, Before))
         continue;
       reportAt(Off, On);
     }

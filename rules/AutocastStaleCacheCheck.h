@@ -11,6 +11,7 @@
 #ifndef TORCHLINT_RULES_AUTOCASTSTALECACHECHECK_H
 #define TORCHLINT_RULES_AUTOCASTSTALECACHECHECK_H
 
+#include "analysis/AutocastFlow.h"
 #include "api/AutocastApi.h"
 #include "rules/Rule.h"
 
@@ -39,7 +40,9 @@ private:
     autocast::AutocastCall Read;
     const clang::FunctionDecl *Function;
   };
-  bool clearedAround(const Located &Off);
+  /// Before: the cast cache right before the switch-off.
+  bool clearedAround(const Located &Off,
+                     const std::optional<CastCacheSetting> &Before);
   void reportAt(const Located &Off, const clang::CallExpr *On);
 
   clang::ASTContext *Ctx = nullptr;

@@ -156,29 +156,19 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return; // in training mode on some path
   const CXXMemberCallExpr *Evaluation =
       Mode.MayBeEvaluation ? Mode.Evaluation : nullptr;
-  if (Evaluation) {
-    // Evaluation mode: nothing on the way to the next switch to training
-    // needs the graph, around the loop too.
-    if (Modes
-            .reachesBeforeTraining(Call, Module,
-                                   [&](const Stmt *S) {
-                                     return gradientUseIn(S, Flow) != nullptr;
-                                   })
-            .value_or(true))
-      return;
-  } else {
-    // No mode is set: inference when nothing on the paths from the call
-    // needs the graph (a training loop before it does not), nothing in the
-    // function switches to training, and the callers are all known.
-    if (Lambda || trainingIn(FD->getBody(), Ctx) ||
-        Modes
-            .reachesBeforeTraining(Call, Module,
-                                   [&](const Stmt *S) {
-                                     return gradientUseIn(S, Flow) != nullptr;
-                                   })
-            .value_or(true))
-      return;
-  }
+  // With no mode set, only a function that never switches to training,
+  // whose callers are all known, runs inference.
+  if (!Evaluation && (Lambda || trainingIn(FD->getBody(), Ctx)))
+    return;
+  // Nothing on the paths from the call, up to the next switch to training
+  // and around loops too, needs the graph (a training loop before it does
+  // not).
+  if (Modes
+          .reachesBeforeTraining(
+              Call, Module,
+              [&](const Stmt *S) { return gradientUseIn(S, Flow) != nullptr; })
+          .value_or(true))
+    return;
   if (tensorsCanEscape(FD))
     return; // a caller may run backward() on what it computes
   if (Lambda) {

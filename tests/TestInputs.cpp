@@ -216,13 +216,12 @@ std::vector<std::string> programs(int Major) {
   std::vector<std::string> Names;
   for (const fs::directory_entry &Entry :
        fs::directory_iterator(testInputsDir())) {
-    std::string Name = Entry.path().stem().string();
-    bool Program =
-        Entry.is_directory()
-            ? !programUnits(Entry.path().filename().string()).empty()
-            : Entry.path().extension() == ".cpp" && !isGolden(Entry.path());
-    if (Entry.is_directory())
-      Name = Entry.path().filename().string();
+    // A folder is named by itself, a unit by its stem.
+    std::string Name = Entry.is_directory() ? Entry.path().filename().string()
+                                            : Entry.path().stem().string();
+    bool Program = Entry.is_directory() ? !programUnits(Name).empty()
+                                        : Entry.path().extension() == ".cpp" &&
+                                              !isGolden(Entry.path());
     if (Program && (Major == 0 || buildsWith(Name, Major)))
       Names.push_back(Name);
   }
