@@ -1,5 +1,7 @@
 #include "analysis/DeviceFlow.h"
 
+#include "analysis/ForwardFlow.h"
+
 #include "core/UserCode.h"
 
 #include "clang/AST/ASTContext.h"
@@ -11,7 +13,6 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
-#include <deque>
 #include <tuple>
 
 using namespace clang;
@@ -196,11 +197,32 @@ bool mayDiffer(const DeviceFact &A, const DeviceFact &B) {
 // The per-function analysis
 //===----------------------------------------------------------------------===//
 
+/// The device facts as a lattice on the shared engine: the transfer and the
+/// edges a machine takes are the flow's, for one function under one binding
+/// of its parameters.
+struct DeviceFlow::Lattice {
+  using State = DeviceFlow::State;
+  static constexpr const char *Name = "the device flow";
+
+  DeviceFlow *Flow;
+  Analysis *A;
+
+  State entry() const;
+  State unreached() const { return State(); }
+  bool join(State &Into, const State &From) const {
+    return mergeState(Into, From);
+  }
+  void transfer(State &S, const CFGElement &Element) const {
+    Flow->transfer(*A, S, Element);
+  }
+  bool edgePossible(const CFGBlock &B, unsigned Succ) const;
+};
+
 struct DeviceFlow::Analysis {
   const FunctionDecl *Function = nullptr;
   const FunctionCfg *Cfg = nullptr;
   Bindings Params;
-  std::vector<std::optional<State>> Entry;
+  std::unique_ptr<ForwardFlow<Lattice>> Solved;
   State Exit;
   bool ExitReached = false;
   bool Done = false;
@@ -369,67 +391,38 @@ DeviceFlow::Analysis *DeviceFlow::standalone(const FunctionDecl *FD) {
   return A && !A->Failed ? A : nullptr;
 }
 
-void DeviceFlow::run(Analysis &A) {
-  const CFG &Graph = *A.Cfg->Graph;
-  A.Entry.assign(Graph.getNumBlockIDs(), std::nullopt);
+DeviceFlow::State DeviceFlow::Lattice::entry() const {
   State Initial;
-  for (unsigned I = 0; I < A.Function->getNumParams(); ++I)
-    if (I < A.Params.size() &&
-        isTracked(A.Function->getParamDecl(I)->getType()))
-      Initial[A.Function->getParamDecl(I)] = A.Params[I];
-  const CFGBlock &EntryBlock = Graph.getEntry();
-  A.Entry[EntryBlock.getBlockID()] = Initial;
+  for (unsigned I = 0; I < A->Function->getNumParams(); ++I)
+    if (I < A->Params.size() &&
+        Flow->isTracked(A->Function->getParamDecl(I)->getType()))
+      Initial[A->Function->getParamDecl(I)] = A->Params[I];
+  return Initial;
+}
 
-  std::deque<const CFGBlock *> Work{&EntryBlock};
-  std::vector<bool> Queued(Graph.getNumBlockIDs(), false);
-  Queued[EntryBlock.getBlockID()] = true;
-  size_t Budget = size_t(Cfgs.flowBudget()) * (Graph.getNumBlockIDs() + 1);
-  while (!Work.empty()) {
-    if (Budget-- == 0) {
-      A.Failed = true;
-      Cfgs.overran(A.Function, "the device flow");
-      return;
-    }
-    const CFGBlock *Block = Work.front();
-    Work.pop_front();
-    Queued[Block->getBlockID()] = false;
-    State S = *A.Entry[Block->getBlockID()];
-    for (const CFGElement &Element : *Block)
-      transfer(A, S, Element);
-    if (Block == &Graph.getExit()) {
-      std::optional<State> Exit;
-      if (A.ExitReached)
-        Exit = A.Exit;
-      mergeState(Exit, S);
-      A.Exit = std::move(*Exit);
-      A.ExitReached = true;
-    }
-    unsigned Index = 0;
-    for (const CFGBlock::AdjacentBlock &Succ : Block->succs()) {
-      unsigned SuccIndex = Index++;
-      const CFGBlock *Next = Succ.getReachableBlock();
-      if (!Next)
-        continue;
-      // An edge taken only on the other kind of machine.
-      if (!A.Cfg->edgePossible(*Block, SuccIndex, On == Machine::WithGpu))
-        continue;
-      if (mergeState(A.Entry[Next->getBlockID()], S) &&
-          !Queued[Next->getBlockID()]) {
-        Queued[Next->getBlockID()] = true;
-        Work.push_back(Next);
-      }
-    }
+bool DeviceFlow::Lattice::edgePossible(const CFGBlock &B, unsigned Succ) const {
+  // An edge taken only on the other kind of machine is not followed.
+  return A->Cfg->edgePossible(B, Succ, Flow->On == Machine::WithGpu);
+}
+
+void DeviceFlow::run(Analysis &A) {
+  A.Solved = std::make_unique<ForwardFlow<Lattice>>(*A.Cfg, Lattice{this, &A},
+                                                    Cfgs.flowBudget());
+  if (!A.Solved->converged()) {
+    A.Failed = true;
+    Cfgs.overran(A.Function, Lattice::Name);
+    return;
+  }
+  if (std::optional<State> Exit = A.Solved->atExit()) {
+    A.Exit = std::move(*Exit);
+    A.ExitReached = true;
   }
 }
 
-bool DeviceFlow::mergeState(std::optional<State> &Into, const State &From) {
-  if (!Into) {
-    Into = From;
-    return true;
-  }
+bool DeviceFlow::mergeState(State &Into, const State &From) {
   bool Changed = false;
   for (const auto &Entry : From) {
-    auto [It, Inserted] = Into->try_emplace(Entry.first, Entry.second);
+    auto [It, Inserted] = Into.try_emplace(Entry.first, Entry.second);
     if (Inserted)
       Changed = true;
     else
@@ -441,24 +434,11 @@ bool DeviceFlow::mergeState(std::optional<State> &Into, const State &From) {
 std::optional<DeviceFlow::State> DeviceFlow::stateBefore(Analysis &A,
                                                          const Stmt *S) {
   std::optional<FunctionCfg::Place> Place = A.Cfg->placeOf(S, Ctx);
-  if (!Place || Place->Block >= A.Entry.size() || !A.Entry[Place->Block])
+  if (!Place || !A.Solved)
     return std::nullopt;
-  State Result = *A.Entry[Place->Block];
-  const CFGBlock *Block = nullptr;
-  for (const CFGBlock *B : *A.Cfg->Graph)
-    if (B->getBlockID() == Place->Block) {
-      Block = B;
-      break;
-    }
-  if (!Block)
-    return std::nullopt;
-  unsigned Index = 0;
-  for (const CFGElement &Element : *Block) {
-    if (Index++ >= Place->Element)
-      break;
-    transfer(A, Result, Element);
-  }
-  return Result;
+  // While a member's value is being worked out, a transfer may see it as
+  // unknown: such states are not kept for later questions.
+  return A.Solved->before(*Place, /*Keep=*/FieldsInProgress.empty());
 }
 
 namespace {
@@ -1083,7 +1063,7 @@ FactSet DeviceFlow::calleeReturn(Analysis &A, const State &S,
     return unknown();
   FactSet Result;
   for (const CFGBlock *Block : *C->Cfg->Graph) {
-    if (!C->Entry[Block->getBlockID()])
+    if (!C->Solved->reaches(Block->getBlockID()))
       continue;
     for (const CFGElement &Element : *Block) {
       std::optional<CFGStmt> Statement = Element.getAs<CFGStmt>();
@@ -1340,7 +1320,7 @@ bool DeviceFlow::reachable(const Stmt *S) {
   std::optional<FunctionCfg::Place> Place = A->Cfg->placeOf(S, Ctx);
   if (!Place)
     return true;
-  return Place->Block < A->Entry.size() && A->Entry[Place->Block].has_value();
+  return A->Solved->reaches(Place->Block);
 }
 
 } // namespace torchlint

@@ -1,12 +1,12 @@
 //===--- DeviceFlow.h - On which device does a value live -------*- C++ -*-===//
 //
 // The shared device-flow analysis answers "on which device is this tensor,
-// module or device value here". It is a forward may-analysis over each user
-// function's CFG that follows values through local variables, assignments,
-// branches and loops, into and out of the translation unit's own functions
-// (parameters bound from the call sites, return values, modules moved through
-// a reference) and through class members (a model moved in a constructor and
-// used in a method).
+// module or device value here". It is a forward may-analysis, a lattice on
+// the ForwardFlow engine, over each user function's CFG that follows values
+// through local variables, assignments, branches and loops, into and out of the
+// translation unit's own functions (parameters bound from the call sites,
+// return values, modules moved through a reference) and through class members
+// (a model moved in a constructor and used in a method).
 //
 // The analysis describes a run on one kind of machine. With a GPU, a branch on
 // torch::cuda::is_available() takes its "available" side: that is where a
@@ -130,6 +130,7 @@ public:
 
 private:
   struct Analysis;
+  struct Lattice;
   /// Keyed by where a value is kept: a variable, a member of `this` (their
   /// declarations), or a member of a local object (a key made for the pair).
   using Storage = const void *;
@@ -143,7 +144,7 @@ private:
   /// false one, 0 either.
   int takenArm(const clang::Expr *Cond) const;
   bool functionReachable(const clang::FunctionDecl *FD);
-  static bool mergeState(std::optional<State> &Into, const State &From);
+  static bool mergeState(State &Into, const State &From);
   void transfer(Analysis &A, State &S, const clang::CFGElement &Element);
   std::optional<State> stateBefore(Analysis &A, const clang::Stmt *S);
 

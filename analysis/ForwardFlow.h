@@ -16,6 +16,11 @@
 //   static constexpr const char *Name = "...";  for the user, if it gives up
 // and, when it cares how a block ends (a break, a continue):
 //   void transferTerminator(State &S, const clang::CFGBlock &B) const;
+// and, when some edges are never taken (the other arm of a check that the
+// lattice knows the answer of):
+//   bool edgePossible(const clang::CFGBlock &B, unsigned Succ) const;
+// A join may return bool, true when Into changed, to spare the engine a
+// comparison of the states.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +50,21 @@ struct HasTerminatorTransfer<
     std::void_t<decltype(std::declval<const Lattice &>().transferTerminator(
         std::declval<typename Lattice::State &>(),
         std::declval<const clang::CFGBlock &>()))>> : std::true_type {};
+
+template <typename Lattice, typename = void>
+struct HasEdgeFilter : std::false_type {};
+template <typename Lattice>
+struct HasEdgeFilter<
+    Lattice, std::void_t<decltype(std::declval<const Lattice &>().edgePossible(
+                 std::declval<const clang::CFGBlock &>(), 0u))>>
+    : std::true_type {};
+
+template <typename Lattice>
+constexpr bool JoinTellsChange =
+    std::is_same_v<decltype(std::declval<const Lattice &>().join(
+                       std::declval<typename Lattice::State &>(),
+                       std::declval<const typename Lattice::State &>())),
+                   bool>;
 } // namespace detail
 
 template <typename Lattice> class ForwardFlow {
@@ -65,14 +85,28 @@ public:
   bool converged() const { return Converged; }
 
   /// The state right before the element at P, or nullopt when no path
-  /// reaches it.
-  std::optional<State> before(FunctionCfg::Place P) const {
-    if (P.Block >= Entries.size() || !Reached[P.Block])
+  /// reaches it. Keep: remember the states of P's block for later questions;
+  /// a lattice whose transfer may answer differently later (it asked about
+  /// something still being worked out) passes false.
+  std::optional<State> before(FunctionCfg::Place P, bool Keep = true) const {
+    if (!reaches(P.Block) || P.Element >= Cfg.Blocks[P.Block]->size())
       return std::nullopt;
-    const std::vector<State> &States = elementStates(P.Block);
-    if (P.Element >= States.size())
-      return std::nullopt;
-    return States[P.Element];
+    if (!Keep && !ElementStates[P.Block]) {
+      State Current = Entries[P.Block];
+      unsigned Index = 0;
+      for (const clang::CFGElement &Element : *Cfg.Blocks[P.Block]) {
+        if (Index++ == P.Element)
+          break;
+        L.transfer(Current, Element);
+      }
+      return Current;
+    }
+    return elementStates(P.Block)[P.Element];
+  }
+
+  /// True when some path from the entry reaches the block.
+  bool reaches(unsigned Block) const {
+    return Block < Reached.size() && Reached[Block];
   }
 
   /// The state when the function returns, or nullopt when it never does.
@@ -109,19 +143,38 @@ private:
         L.transfer(Out, Element);
       if constexpr (detail::HasTerminatorTransfer<Lattice>::value)
         L.transferTerminator(Out, *Block);
+      unsigned SuccIndex = 0;
       for (const clang::CFGBlock::AdjacentBlock &Succ : Block->succs()) {
         const clang::CFGBlock *Next = Succ.getReachableBlock();
+        unsigned Index = SuccIndex++;
         if (!Next)
           continue;
-        unsigned Id = Next->getBlockID();
-        State Joined = Reached[Id] ? Entries[Id] : L.unreached();
-        L.join(Joined, Out);
-        if (!Reached[Id] || !(Joined == Entries[Id])) {
-          Reached[Id] = true;
-          Entries[Id] = std::move(Joined);
+        if constexpr (detail::HasEdgeFilter<Lattice>::value)
+          if (!L.edgePossible(*Block, Index))
+            continue;
+        if (flowInto(Next->getBlockID(), Out))
           Worklist.enqueueBlock(Next);
-        }
       }
+    }
+  }
+
+  /// Joins Out into the entry of the block; true when that changed it.
+  bool flowInto(unsigned Id, const State &Out) {
+    if (!Reached[Id]) {
+      Reached[Id] = true;
+      Entries[Id] = L.unreached();
+      L.join(Entries[Id], Out);
+      return true;
+    }
+    if constexpr (detail::JoinTellsChange<Lattice>) {
+      return L.join(Entries[Id], Out);
+    } else {
+      State Joined = Entries[Id];
+      L.join(Joined, Out);
+      if (Joined == Entries[Id])
+        return false;
+      Entries[Id] = std::move(Joined);
+      return true;
     }
   }
 
