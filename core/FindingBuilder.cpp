@@ -72,7 +72,7 @@ FindingBuilder::FindingBuilder(const UserCode &Code, FindingSink &Sink,
 FindingBuilder::FindingBuilder(FindingBuilder &&Other) noexcept
     : Code(Other.Code), Sink(Other.Sink), Ctx(Other.Ctx),
       Reported(Other.Reported), FixWithheld(Other.FixWithheld),
-      F(std::move(Other.F)) {
+      Remedy(std::move(Other.Remedy)), F(std::move(Other.F)) {
   Other.Sink = nullptr;
 }
 
@@ -81,6 +81,8 @@ FindingBuilder::~FindingBuilder() {
     return;
   if (FixWithheld)
     F.FixIts.clear();
+  if (!Remedy.empty())
+    F.Notes.push_back({F.Where, std::move(Remedy)});
   Sink->consume(std::move(F));
   Sink = nullptr;
 }
@@ -96,6 +98,12 @@ FindingBuilder &FindingBuilder::note(SourceRange Range,
     return *this;
   if (std::optional<Span> Where = resolve(*Ctx, *Code, Range))
     F.Notes.push_back({std::move(*Where), Message.str()});
+  return *this;
+}
+
+FindingBuilder &FindingBuilder::remedy(const llvm::Twine &Message) {
+  if (Reported)
+    Remedy = Message.str();
   return *this;
 }
 

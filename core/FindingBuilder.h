@@ -59,6 +59,10 @@ public:
   /// flowStep.
   FindingBuilder &pathNote(clang::SourceRange Range,
                            const llvm::Twine &Message);
+  /// What to do about it: a note at the finding's own place, after every
+  /// other note, so that the message itself can say what is wrong and what
+  /// it costs in one clause.
+  FindingBuilder &remedy(const llvm::Twine &Message);
   FindingBuilder &insertAfter(clang::SourceLocation TokenLoc,
                               llvm::StringRef Text);
   FindingBuilder &insertBefore(clang::SourceLocation Loc, llvm::StringRef Text);
@@ -80,6 +84,7 @@ private:
   clang::ASTContext *Ctx;
   bool Reported;
   bool FixWithheld = false;
+  std::string Remedy;
   Finding F;
 };
 

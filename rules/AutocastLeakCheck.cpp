@@ -170,11 +170,11 @@ void AutocastLeakCheck::onEndOfTranslationUnit() {
           Handler && Reported.insert(Handler).second)
         report(*Ctx, SourceRange(Handler->getCatchLoc()),
                "an exception from the forward pass leaves " + Device +
-                   " autocast on: this handler catches it and goes on "
-                   "without turning autocast off, so what runs next runs "
-                   "under autocast; turn it off in the handler, or use a "
-                   "guard object that turns it off in its destructor")
-            .note(On.Read.Call->getSourceRange(), "autocast is turned on here");
+                   " autocast on and this handler goes on, so what runs next "
+                   "runs under autocast")
+            .note(On.Read.Call->getSourceRange(), "autocast is turned on here")
+            .remedy("turn autocast off in the handler, or use a guard object "
+                    "that turns it off in its destructor");
       bool Exits = false;
       std::vector<const Stmt *> Leaving = leavingStatements(On, Exits);
       if (!Exits)
@@ -187,16 +187,16 @@ void AutocastLeakCheck::onEndOfTranslationUnit() {
               ? report(*Ctx, Where->getSourceRange(),
                        Device + " autocast is turned on here but not turned "
                                 "off on every path out of the function, so "
-                                "what runs after it may run under autocast; "
-                                "use a guard object that turns it off in its "
-                                "destructor")
+                                "what runs after it may run under autocast")
               : report(*Ctx, Where->getSourceRange(),
                        Device + " autocast stays on when control leaves "
-                                "here: it is turned off only on the other "
-                                "paths, so what runs next runs under "
-                                "autocast; turn it off before leaving, or use "
-                                "a guard object that turns it off in its "
-                                "destructor");
+                                "here, so what runs next runs under autocast");
+      Finding.remedy(Leaving.empty()
+                         ? "use a guard object that turns autocast off in its "
+                           "destructor"
+                         : "autocast is turned off only on the other paths: "
+                           "turn it off before leaving, or use a guard object "
+                           "that turns it off in its destructor");
       if (!Leaving.empty())
         Finding.note(On.Read.Call->getSourceRange(),
                      "autocast is turned on here");

@@ -150,11 +150,10 @@ void AutocastStaleCacheCheck::reportAt(const Located &Off, const CallExpr *On) {
   const SourceManager &SM = Ctx.getSourceManager();
   FindingBuilder Finding = report(
       Ctx, Off.Read.Call->getSourceRange(),
-      "CUDA autocast is turned off without 'at::autocast::clear_cache()': "
-      "the low-precision copies of the weights that autocast cached outlive "
-      "the region, so once the optimizer updates the weights in place the "
-      "next region computes with the old ones; clear the cache where the "
-      "region ends");
+      "CUDA autocast is turned off without 'at::autocast::clear_cache()', so "
+      "the next region computes with the low-precision copies of the weights "
+      "cached before the optimizer updated them");
+  Finding.remedy("clear the cache where the region ends");
   if (On)
     Finding.note(On->getSourceRange(), "autocast is turned on here");
   if (const Stmt *Statement = statementInBlock(Off.Read.Call, Ctx))

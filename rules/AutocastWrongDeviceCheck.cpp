@@ -64,6 +64,7 @@ void AutocastWrongDeviceCheck::check(const MatchFinder::MatchResult &Result) {
 
   const CallExpr *On = nullptr;
   std::string Message;
+  const char *Remedy = nullptr;
   // The replay measures what the region was meant to give: the GPU for a
   // model left on the CPU, mixed precision for one already there.
   const char *Scenario = nullptr;
@@ -71,23 +72,25 @@ void AutocastWrongDeviceCheck::check(const MatchFinder::MatchResult &Result) {
     On = Cuda->TurnedOn;
     Scenario = scenario::HardcodedCpuDevice;
     Message = "CUDA autocast is on, but the module it is meant for runs on "
-              "the CPU: autocast casts only the ops of the device it was "
-              "turned on for, so this region casts nothing and the model "
-              "runs in fp32; move the module and its inputs to the GPU, or "
-              "turn on CPU autocast instead";
+              "the CPU, so this region casts nothing and the model runs in "
+              "fp32";
+    Remedy = "move the module and its inputs to the GPU, or turn on CPU "
+             "autocast instead";
   } else if (turnsOn(Cpu) && !turnsOn(Cuda) &&
              onlyOn(Facts, DeviceKind::CUDA)) {
     On = Cpu->TurnedOn;
     Scenario = scenario::MissingMixedPrecision;
     Message = "only CPU autocast is on, but the module it is meant for runs "
-              "on the GPU: autocast casts only the ops of the device it was "
-              "turned on for, so this region casts nothing and the model "
-              "runs in fp32; turn on CUDA autocast instead";
+              "on the GPU, so this region casts nothing and the model runs "
+              "in fp32";
+    Remedy = "turn on CUDA autocast instead: autocast casts only the ops of "
+             "the device it was turned on for";
   }
   if (!On || !Reported.insert(On).second)
     return;
   std::string Name = named("module", Module, Ctx);
   FindingBuilder Finding = report(Ctx, On->getSourceRange(), Message);
+  Finding.remedy(Remedy);
   Finding.note(Call->getSourceRange(),
                Name + " runs here, on " + deviceName(Facts.front()));
   if (Facts.front().Origin || Facts.front().OriginDecl)

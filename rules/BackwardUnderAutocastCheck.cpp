@@ -42,12 +42,12 @@ void BackwardUnderAutocastCheck::check(const MatchFinder::MatchResult &Result) {
     report(Ctx, Call->getSourceRange(),
            llvm::Twine("the backward pass runs while ") +
                (Device == api::DeviceKind::CUDA ? "CUDA" : "CPU") +
-               " autocast is on: each backward op already runs in the dtype "
-               "autocast chose for its forward op, and inside the region the "
-               "backward pass goes through autocast's casts again; turn "
-               "autocast off once the loss is computed, then call backward()")
-        .note(Setting->TurnedOn->getSourceRange(),
-              "autocast is turned on here");
+               " autocast is on, so it goes through autocast's casts again "
+               "although each backward op already runs in the dtype of its "
+               "forward op")
+        .note(Setting->TurnedOn->getSourceRange(), "autocast is turned on here")
+        .remedy("turn autocast off once the loss is computed, then call "
+                "backward()");
     return;
   }
 }

@@ -116,7 +116,9 @@ void CpuTensorThenMovedCheck::check(const MatchFinder::MatchResult &Result) {
       Ctx, Made->Factory->getSourceRange(),
       "tensor created on the CPU by '" + Factory + "' only to be copied to " +
           Device + (Repeated ? " on every iteration" : std::string()) +
-          "; create it there to skip the host fill and the copy");
+          ", which costs a fill on the host and a copy");
+  Finding.remedy("create it on " + Device + ": give '" + Factory +
+                 "' the device in its options");
   if (!Repeated)
     Finding.level(Level::Note);
   const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());

@@ -153,19 +153,20 @@ void CudaVisibleDevicesInCodeCheck::check(
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   if (const Expr *Init = cudaInitialisedBefore(Call, Flow, 0)) {
     report(Ctx, Call->getSourceRange(),
-           "'CUDA_VISIBLE_DEVICES' is set after CUDA was initialised: CUDA "
-           "reads it once, at initialisation, so this change is silently "
-           "ignored and the program keeps the GPUs it saw first; set it "
-           "before the first CUDA call, or in the environment that starts the "
-           "program")
-        .note(Init->getSourceRange(), "CUDA is initialised here");
+           "'CUDA_VISIBLE_DEVICES' is set after CUDA was initialised, so the "
+           "change is silently ignored and the program keeps the GPUs it saw "
+           "first")
+        .note(Init->getSourceRange(), "CUDA is initialised here")
+        .remedy("CUDA reads it once, at initialisation: set it before the "
+                "first CUDA call, or in the environment that starts the "
+                "program");
     return;
   }
   if (Value && Value->empty())
     report(Ctx, Call->getSourceRange(),
-           "'CUDA_VISIBLE_DEVICES' is set to an empty string: that hides "
-           "every GPU, and the program runs on the CPU; to choose GPUs, list "
-           "their indices (\"0,1\")");
+           "'CUDA_VISIBLE_DEVICES' is set to an empty string, which hides "
+           "every GPU, so the program runs on the CPU")
+        .remedy("to choose GPUs, list their indices (\"0,1\")");
 }
 
 } // namespace torchlint

@@ -217,21 +217,22 @@ void DataLoaderNoWorkersCheck::check(const MatchFinder::MatchResult &Result) {
                            "defaults to 0)";
     break;
   }
-  std::string Message;
-  if (InMemory)
-    Message = What +
-              ": batches are collated on the training thread between "
-              "steps; the " +
-              InMemory + " dataset is in memory, so this costs little, but " +
-              N + " workers would still overlap it with the step";
-  else
-    Message = What +
-              ": every batch is read, transformed and collated on the "
-              "training thread while the model waits; use " +
-              N +
-              " workers (one per spare core when get() reads or decodes "
-              "files)";
+  std::string Message, Remedy;
+  if (InMemory) {
+    Message = What + ", so batches are collated on the training thread "
+                     "between steps";
+    Remedy = std::string("the ") + InMemory +
+             " dataset is in memory, so this costs little, but " + N +
+             " workers would still overlap it with the step";
+  } else {
+    Message = What + ", so every batch is read, transformed and collated on "
+                     "the training thread while the model waits";
+    Remedy = "use " + N +
+             " workers (one per spare core when get() reads or decodes "
+             "files)";
+  }
   FindingBuilder Finding = report(Ctx, Make->getSourceRange(), Message);
+  Finding.remedy(Remedy);
   if (InMemory)
     Finding.level(Level::Note);
 

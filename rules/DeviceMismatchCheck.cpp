@@ -193,7 +193,7 @@ void DeviceMismatchCheck::checkModuleCall(const Expr *Call, const Expr *Module,
     else
       Message += " but " + named("module", Module, Ctx) + " is on " +
                  deviceName(ModuleFact);
-    Message += "; the call fails at run time with a device mismatch";
+    Message += ", so the call fails at run time with a device mismatch";
 
     FindingBuilder Finding = report(Ctx, Input->getSourceRange(), Message);
     Finding.note(ModuleFact.originRange(),
@@ -260,8 +260,8 @@ void DeviceMismatchCheck::checkOperands(const Expr *Operation,
     std::string Message =
         BlamedName + (SomePaths ? " may be" : " is") + " on " +
         deviceName(BlamedFact) + (SomePaths ? " (on some paths)" : "") +
-        " but " + ReferenceName + " is on " + deviceName(ReferenceFact) + "; " +
-        What.str() + " fails at run time with a device mismatch";
+        " but " + ReferenceName + " is on " + deviceName(ReferenceFact) +
+        ", so " + What.str() + " fails at run time with a device mismatch";
 
     FindingBuilder Finding = report(Ctx, Blamed->getSourceRange(), Message);
     Finding.note(ReferenceFact.originRange(),

@@ -191,11 +191,11 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
       Ctx, Call->getSourceRange(),
       Name + " runs forward " +
           (Evaluation ? "in evaluation mode" : "for inference") +
-          " while autograd records: every operation is recorded and every "
-          "intermediate activation kept for a backward pass that never "
-          "comes, costing time and memory; put 'torch::NoGradGuard " +
-          Guard + ";' (or 'c10::InferenceMode guard;') at the start of the " +
-          (Block && Block == FD->getBody() ? "function" : "block"));
+          " while autograd records, so every intermediate activation is kept "
+          "for a backward pass that never comes, costing time and memory");
+  Finding.remedy("put 'torch::NoGradGuard " + Guard +
+                 ";' (or 'c10::InferenceMode guard;') at the start of the " +
+                 (Block && Block == FD->getBody() ? "function" : "block"));
   if (Evaluation)
     Finding.note(Evaluation->getSourceRange(),
                  "the module is switched to evaluation mode here");

@@ -285,10 +285,12 @@ void Fp16WithoutLossScalingCheck::reportAt(const AutocastCall &On,
   FindingBuilder Finding = report(
       Ctx, On.Call->getSourceRange(),
       "CUDA autocast computes in float16 in this training loop and the loss "
-      "is not scaled before backward(): gradients below float16's smallest "
-      "subnormal (2^-24) round to zero and their parameters stop learning; "
-      "compute in bfloat16, whose range is that of float32, or scale the "
-      "loss and skip steps whose gradients are not finite");
+      "is not scaled before backward(), so gradients below float16's "
+      "smallest subnormal (2^-24) round to zero and their parameters stop "
+      "learning");
+  Finding.remedy("compute in bfloat16, whose range is that of float32, or "
+                 "scale the loss and skip steps whose gradients are not "
+                 "finite");
   const CallExpr *Backward = nullptr;
   for (const auto &B : Backwards)
     if (B.Function == Trainer) {

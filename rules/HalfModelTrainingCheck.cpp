@@ -160,10 +160,10 @@ void HalfModelTrainingCheck::onEndOfTranslationUnit() {
         FindingBuilder Finding = report(
             *Ctx, Half.To->getSourceRange(),
             Module + " is converted to float16 and an optimizer steps its "
-                     "parameters: float16 has 11 significant bits, so an "
-                     "update smaller than about 1/2000 of a weight rounds "
-                     "away and training stalls; keep the weights in float32 "
-                     "and compute in lower precision under autocast");
+                     "parameters, so an update smaller than about 1/2000 of "
+                     "a weight rounds away and training stalls");
+        Finding.remedy("keep the weights in float32 and compute in lower "
+                       "precision under autocast");
         Finding.note(Opt.Construction->getSourceRange(),
                      "the optimizer is given its parameters here");
         Finding.note(Stepped->Call->getSourceRange(), "and steps them here");

@@ -153,9 +153,12 @@ void HardcodedCpuDeviceCheck::reportPlacement(
         quoted(Placed, Ctx, IsModule ? "the module" : "the input");
     std::string Message =
         named(IsModule ? "module" : "input", Placed, Ctx) +
-        " is placed on a hard-coded CPU device; it runs on the CPU even on a "
-        "machine with a GPU";
+        " is placed on a hard-coded CPU device, so it runs on the CPU even on "
+        "a machine with a GPU";
     FindingBuilder Finding = report(Ctx, F.Literal->getSourceRange(), Message);
+    Finding.remedy(
+        "choose the device at run time: 'torch::cuda::is_available() "
+        "? torch::kCUDA : torch::kCPU'");
     Finding.flowStep(F.Literal->getSourceRange(), "the CPU is written here");
     if (F.Origin && F.Origin != F.Literal)
       Finding.pathNote(F.originRange(), explainFact(F, Name, Ctx));

@@ -174,11 +174,12 @@ void MissingMixedPrecisionCheck::onEndOfTranslationUnit() {
       FindingBuilder Finding = report(
           *Ctx, SourceRange(Loop->getBeginLoc()),
           "this CUDA training loop runs " + layerName(Layer) +
-              " layers in plain float32, with neither autocast nor TF32: "
+              " layers in plain float32, with neither autocast nor TF32, so "
               "the GPU's tensor cores, which run such matrix products many "
-              "times faster in bfloat16 or TF32, stay idle; consider bfloat16 "
-              "autocast around the forward pass and the loss, or "
-              "at::globalContext().setAllowTF32CuBLAS(true)");
+              "times faster, stay idle");
+      Finding.remedy("consider bfloat16 autocast around the forward pass and "
+                     "the loss, or at::globalContext().setAllowTF32CuBLAS("
+                     "true)");
       Finding.note(ModuleCall->getSourceRange(),
                    Name + " runs here, on " + acceleratorName(Devices));
       Finding.recipe(

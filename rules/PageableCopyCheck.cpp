@@ -106,9 +106,9 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
                 " is in pageable host memory, so its copy to " + Device +
                 " still blocks the host and cannot overlap with compute"
           : Name + " is copied to " + Device +
-                " from pageable host memory on every iteration: the driver "
-                "stages the copy through a pinned buffer and the host waits, "
-                "so it cannot overlap with compute";
+                " from pageable host memory on every iteration, so the host "
+                "waits for each copy and it cannot overlap with compute";
+  std::string Remedy;
 
   const CallExpr *Factory = singleFactory(*Source);
   bool FactoryHere = Factory && Flow.index().enclosingFunction(Factory) ==
@@ -120,29 +120,30 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
                        enclosingLoop(Factory, Ctx) == Repeated.Loop;
   switch (Primary.How) {
   case Provenance::Factory:
-    Message += FreshEachStep
-                   ? "; allocate it pinned where it is created "
-                     "('pinned_memory(true)') and copy it with "
-                     "'non_blocking=true'"
-                   : "; allocate it pinned where it is created "
-                     "('pinned_memory(true)'): the copy then needs no staging "
-                     "(make it non-blocking only if nothing refills the "
-                     "buffer before the copy completes)";
+    Remedy = FreshEachStep
+                 ? "allocate it pinned where it is created "
+                   "('pinned_memory(true)') and copy it with "
+                   "'non_blocking=true'"
+                 : "allocate it pinned where it is created "
+                   "('pinned_memory(true)'): the copy then needs no staging "
+                   "(make it non-blocking only if nothing refills the "
+                   "buffer before the copy completes)";
     break;
   case Provenance::DataLoader:
-    Message += "; data loader batches are always pageable (DataLoaderOptions "
-               "has no pin-memory option): pin them in a transform mapped "
-               "after the collation, which runs in the loader's worker "
-               "threads, or copy each batch into a pinned staging tensor "
-               "allocated once";
+    Remedy = "data loader batches are always pageable (DataLoaderOptions "
+             "has no pin-memory option): pin them in a transform mapped "
+             "after the collation, which runs in the loader's worker "
+             "threads, or copy each batch into a pinned staging tensor "
+             "allocated once";
     break;
   default:
-    Message += "; copy it into a pinned staging tensor allocated once outside "
-               "the loop ('pinned_memory(true)') and send that to the device";
+    Remedy = "copy it into a pinned staging tensor allocated once outside "
+             "the loop ('pinned_memory(true)') and send that to the device";
     break;
   }
 
   FindingBuilder Finding = report(Ctx, Call->getSourceRange(), Message);
+  Finding.remedy(Remedy);
   if (Primary.Origin && Primary.Origin != Call)
     Finding.note(Primary.originRange(),
                  quoted(Copy->Source, Ctx, "the tensor") + ": " +

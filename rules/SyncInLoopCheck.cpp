@@ -138,17 +138,17 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
       decidesControlFlow(Site, Repeated.Call ? nullptr : Repeated.Loop, Ctx);
   std::string Message =
       What.Spelling + " waits for " + Device +
-      " on every iteration: the host blocks until all queued GPU work is "
-      "done, and the GPU idles until the next step is launched; ";
-  if (What.Kind == "synchronize")
-    Message += "drop it, or synchronize once per epoch or logging interval";
-  else if (Steers)
-    Message += "the value decides control flow here, so it costs a sync on "
-               "every step; check it every N steps, or on the device";
-  else
-    Message += "accumulate on the device (running_loss += loss.detach()) and "
-               "read it once per epoch or logging interval";
+      " on every iteration, so the host blocks until all queued GPU work is "
+      "done and the GPU idles until the next step is launched";
+  const char *Remedy =
+      What.Kind == "synchronize"
+          ? "drop it, or synchronize once per epoch or logging interval"
+      : Steers ? "the value decides control flow here, so it costs a sync on "
+                 "every step: check it every N steps, or on the device"
+               : "accumulate on the device (running_loss += loss.detach()) "
+                 "and read it once per epoch or logging interval";
   FindingBuilder Finding = report(Ctx, Site->getSourceRange(), Message);
+  Finding.remedy(Remedy);
   if (Steers)
     Finding.level(Level::Note);
   if (Repeated.Call)

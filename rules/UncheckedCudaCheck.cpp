@@ -30,8 +30,10 @@ AST_MATCHER(FunctionDecl, isTensorFactory) {
 AST_MATCHER(Expr, namesDevice) { return api::isDeviceLike(Node.getType()); }
 
 constexpr const char *Consequence =
-    " first; on a machine without a usable GPU, or with a CPU-only libtorch, "
-    "the program aborts here";
+    " first, so on a machine without a usable GPU, or with a CPU-only "
+    "libtorch, the program aborts here";
+constexpr const char *Remedy =
+    "check 'torch::cuda::is_available()' and fall back to the CPU";
 } // namespace
 
 void UncheckedCudaCheck::registerMatchers(MatchFinder *Finder) {
@@ -79,7 +81,8 @@ void UncheckedCudaCheck::check(const MatchFinder::MatchResult &Result) {
     report(Ctx, Range,
            std::string("'.cuda()' is called without checking "
                        "'torch::cuda::is_available()'") +
-               Consequence);
+               Consequence)
+        .remedy(Remedy);
     return;
   }
 
@@ -103,6 +106,7 @@ void UncheckedCudaCheck::check(const MatchFinder::MatchResult &Result) {
                "'" + Text +
                    "' is used without checking 'torch::cuda::is_available()'" +
                    Consequence);
+    Finding.remedy(Remedy);
     Finding.flowStep(F.Literal->getSourceRange(), "the GPU is named here");
     Finding.pathNote(Use->getSourceRange(), "the GPU is used here");
   }

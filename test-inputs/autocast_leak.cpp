@@ -45,7 +45,7 @@ torch::Tensor early_return(Net &model, torch::Tensor input) {
   torch::NoGradGuard no_grad;
   at::autocast::set_enabled(true);
   if (input.numel() == 0)
-    return input; // expect: torch-autocast-leak [warning] "CUDA autocast stays on when control leaves here"
+    return input; // expect: torch-autocast-leak [warning] "CUDA autocast stays on when control leaves here, so what runs next runs" // expect-note: "autocast is turned off only on the"
   auto output = model(input);
   at::autocast::set_enabled(false);
   at::autocast::clear_cache();

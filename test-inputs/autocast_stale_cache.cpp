@@ -35,7 +35,7 @@ void one_step(Net &model, torch::optim::Optimizer &optimizer,
   optimizer.zero_grad();
   at::autocast::set_enabled(true);
   auto loss = torch::cross_entropy_loss(model(inputs(device)), targets(device));
-  at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache [error] "CUDA autocast is turned off without 'at"
+  at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache [error] "CUDA autocast is turned off without 'at::autocast::clear_cache()', so the next region computes" // expect-note: "clear the cache where the region ends"
   loss.backward();
   optimizer.step();
 }
@@ -44,7 +44,7 @@ void training_loop(Net &model, torch::optim::Optimizer &optimizer,
                    torch::Device device) {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling [warning] "CUDA autocast computes in float16 in this training"
+    at::autocast::set_enabled(true); // expect: torch-fp16-without-loss-scaling [warning] "CUDA autocast computes in float16 in this training loop and the loss is not scaled before backward(), so gradients below float16's smallest" // expect-note: "compute in bfloat16, whose range is that"
     auto output = model->forward(inputs(device));
     auto loss = torch::cross_entropy_loss(output, targets(device));
     at::autocast::set_enabled(false); // expect: torch-autocast-stale-cache

@@ -30,7 +30,7 @@ torch::Device gpu_or_cpu() {
 void model_never_moved() {
   torch::NoGradGuard no_grad;
   Net model;
-  at::autocast::set_enabled(true); // expect: torch-autocast-wrong-device [error] "CUDA autocast is on, but the module it"
+  at::autocast::set_enabled(true); // expect: torch-autocast-wrong-device [error] "CUDA autocast is on, but the module it is meant for runs on the CPU, so this region casts nothing" // expect-note: "move the module and its inputs to"
   auto out = model(torch::randn({32, 64}));
   at::autocast::set_enabled(false);
   at::autocast::clear_cache();

@@ -56,7 +56,7 @@ void backward_in_the_region(Net &model, torch::optim::Optimizer &optimizer,
   optimizer.zero_grad();
   at::autocast::set_enabled(true);
   auto loss = loss_of(model, device);
-  loss.backward(); // expect: torch-backward-under-autocast [warning] "the backward pass runs while CUDA autocast is"
+  loss.backward(); // expect: torch-backward-under-autocast [warning] "the backward pass runs while CUDA autocast is on, so it goes through autocast's" // expect-note: "turn autocast off once the loss is"
   at::autocast::set_enabled(false);
   at::autocast::clear_cache();
   optimizer.step();

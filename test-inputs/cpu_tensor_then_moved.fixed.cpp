@@ -15,7 +15,7 @@ struct DenoiserImpl : torch::nn::Module {
 TORCH_MODULE(Denoiser);
 
 torch::Tensor noise_for(int64_t batch, torch::Device device) {
-  return torch::randn({batch, 16}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved [warning] "tensor created on the CPU by 'torch"
+  return torch::randn({batch, 16}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved [warning] "tensor created on the CPU by 'torch::randn' only to be copied to the GPU on every iteration, which costs a fill on" // expect-note: "create it on the GPU: give 'torch::randn'"
 }
 
 void fill_on_host(torch::Tensor &t) { t.fill_(1); }
@@ -23,7 +23,7 @@ void fill_on_host(torch::Tensor &t) { t.fill_(1); }
 void train(Denoiser &model, torch::Device device, int64_t steps) {
   torch::optim::Adam optimizer(model->parameters(), 1e-3);
   auto weights = torch::ones({16}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
-  for (int64_t step = 0; step < steps; ++step) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
+  for (int64_t step = 0; step < steps; ++step) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in plain float32, with neither autocast nor TF32, so the GPU's tensor cores," // expect-note: "consider bfloat16 autocast around the forward pass"
     auto clean = torch::rand({32, 16}, torch::TensorOptions().device(device));
     auto noise = torch::randn({32, 16}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
     auto mask = torch::ones({32, 16}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
@@ -55,7 +55,7 @@ void cuda_call(Denoiser &model) {
     return;
   for (int step = 0; step < 3; ++step) {
     auto x = torch::rand({8, 16}, torch::TensorOptions().device(torch::kCUDA)); // expect: torch-cpu-tensor-then-moved
-    model->forward(x); // expect: torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
+    model->forward(x); // expect: torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records, so every intermediate activation is" // expect-note: "put 'torch::NoGradGuard no_grad;' (or 'c10::InferenceMode guard;') at"
   }
 }
 

@@ -9,7 +9,7 @@
 bool has_gpu() { return torch::cuda::is_available(); }
 
 void pin_to_second_gpu() {
-  setenv("CUDA_VISIBLE_DEVICES", "1", 1); // expect: torch-cuda-visible-devices-in-code [warning] "'CUDA_VISIBLE_DEVICES' is set after CUDA was initialised"
+  setenv("CUDA_VISIBLE_DEVICES", "1", 1); // expect: torch-cuda-visible-devices-in-code [warning] "'CUDA_VISIBLE_DEVICES' is set after CUDA was initialised, so the change is silently" // expect-note: "CUDA reads it once, at initialisation: set"
 }
 
 void after_availability_check() {

@@ -85,7 +85,7 @@ void device_after_an_availability_check() {
   torch::Device device(torch::kCUDA);
   at::globalContext().setBenchmarkCuDNN(true);
   Encoder model;
-  model->to(device); // expect: torch-cudnn-benchmark-off [note] "'model' runs convolutions on the GPU with cuDNN's"
+  model->to(device); // expect: torch-cudnn-benchmark-off [note] "'model' runs convolutions on the GPU with cuDNN's autotuner off, so cuDNN picks its algorithms" // expect-note: "call 'at::globalContext().setBenchmarkCuDNN(true)' once after choosing the device"
   train(model, device);
   Encoder second;
   second->to(device); // the same device choice: not reported again

@@ -36,7 +36,7 @@ template <typename Loader> float train(Loader &loader) {
 }
 
 void shorthand_batch_size() {
-  auto loader = torch::data::make_data_loader(images(), torch::data::DataLoaderOptions(64).workers(4)); // expect: torch-dataloader-no-workers [warning] "data loader has no worker threads (make_data_loader(dataset, batch_size)"
+  auto loader = torch::data::make_data_loader(images(), torch::data::DataLoaderOptions(64).workers(4)); // expect: torch-dataloader-no-workers [warning] "data loader has no worker threads (make_data_loader(dataset, batch_size) means 0 workers), so every batch is read," // expect-note: "use 4 workers (one per spare core"
   train(*loader);
 }
 

@@ -148,7 +148,7 @@ void device_out_of_scope() {
 }
 
 // Hard-coded, but a constexpr cannot call is_available(): no fix-it.
-constexpr torch::DeviceType kTrainingDeviceType = torch::kCPU; // expect: torch-hardcoded-cpu-device [warning] "module 'model' is placed on a hard-coded CPU"
+constexpr torch::DeviceType kTrainingDeviceType = torch::kCPU; // expect: torch-hardcoded-cpu-device [warning] "module 'model' is placed on a hard-coded CPU device, so it runs on the" // expect-note: "choose the device at run time: 'torch::cuda::is_available()"
 
 void constexpr_device() {
   Net model;

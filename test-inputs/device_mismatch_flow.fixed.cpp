@@ -35,7 +35,7 @@ void model_moved_in_helper() {
   Net model;
   place_on(model, device);
   auto x = torch::randn({16, 784}, torch::TensorOptions().device(device));
-  auto y = model->forward(x); // expect: torch-device-mismatch [error] "input 'x' is on the CPU but module", torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
+  auto y = model->forward(x); // expect: torch-device-mismatch [error] "input 'x' is on the CPU but module 'model' is on the GPU, so the call fails at run time", torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
 }
 
 // The model is moved in a constructor and kept as a member; a method feeds

@@ -154,7 +154,7 @@ void evaluation_moves_everything() {
     auto targets = batch.target.to(device); // expect: torch-pageable-copy
     auto output = model->forward(data);
     auto pred = output.argmax(1);
-    correct += pred.eq(targets).sum().template item<int64_t>(); // expect: torch-sync-in-loop [warning] "'pred.eq(targets).sum().item()' waits for the GPU on every iteration"
+    correct += pred.eq(targets).sum().template item<int64_t>(); // expect: torch-sync-in-loop [warning] "'pred.eq(targets).sum().item()' waits for the GPU on every iteration, so the host blocks until" // expect-note: "accumulate on the device (running_loss += loss.detach())"
   }
   std::cout << "correct: " << correct << "\n";
 }

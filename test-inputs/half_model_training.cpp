@@ -48,7 +48,7 @@ void train(Net &model, torch::optim::Optimizer &optimizer,
 void half_then_sgd(torch::Device device) {
   Net model;
   model->to(device);
-  model->to(torch::kHalf); // expect: torch-half-model-training [warning] "module 'model' is converted to float16 and an"
+  model->to(torch::kHalf); // expect: torch-half-model-training [warning] "module 'model' is converted to float16 and an optimizer steps its parameters, so an update smaller than" // expect-note: "keep the weights in float32 and compute"
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   train(model, optimizer, device);
 }

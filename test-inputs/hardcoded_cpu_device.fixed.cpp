@@ -149,7 +149,7 @@ void fallback_branch() {
 // Correct: the user chooses, the code does not hard-code.
 void user_choice(bool use_gpu) {
   torch::NoGradGuard no_grad;
-  torch::Device device(use_gpu ? torch::kCUDA : torch::kCPU); // expect: torch-unchecked-cuda [warning] "'torch"
+  torch::Device device(use_gpu ? torch::kCUDA : torch::kCPU); // expect: torch-unchecked-cuda [warning] "'torch::kCUDA' is used without checking 'torch::cuda::is_available()' first, so on a machine without" // expect-note: "check 'torch::cuda::is_available()' and fall back to the"
   at::globalContext().setBenchmarkCuDNN(true);
   Net model;
   model->to(device); // expect: torch-cudnn-benchmark-off

@@ -85,12 +85,24 @@ Annotations readAnnotations(const std::string &Path) {
     ++Number;
     static const std::string Finding = "// expect:";
     static const std::string Note = "// expect-note:";
-    if (size_t At = Line.find(Finding); At != std::string::npos) {
-      for (Expectation &E :
-           parseExpectations(Line.substr(At + Finding.size()), Number, Path))
+    // A line may expect a finding and, after it, a note on the same line
+    // (a finding's remedy is a note at its own place).
+    size_t FindingAt = Line.find(Finding);
+    size_t NoteAt = Line.find(Note);
+    if (FindingAt != std::string::npos) {
+      size_t End = NoteAt != std::string::npos && NoteAt > FindingAt
+                       ? NoteAt
+                       : std::string::npos;
+      std::string Items = Line.substr(FindingAt + Finding.size(),
+                                      End == std::string::npos
+                                          ? std::string::npos
+                                          : End - FindingAt - Finding.size());
+      for (Expectation &E : parseExpectations(Items, Number, Path))
         Result.Findings.push_back(std::move(E));
-    } else if (size_t At = Line.find(Note); At != std::string::npos) {
-      std::string Text = Line.substr(At + Note.size());
+    }
+    if (NoteAt != std::string::npos &&
+        (FindingAt == std::string::npos || NoteAt > FindingAt)) {
+      std::string Text = Line.substr(NoteAt + Note.size());
       size_t Open = Text.find('"');
       size_t Close = Text.rfind('"');
       if (Open == std::string::npos || Close == Open)

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -338,6 +339,28 @@ TEST(Specification, EveryRulePinsItsLevelAndMessage) {
     EXPECT_TRUE(Pinned.count(Rule.get<std::string>()))
         << Rule << " has no annotation of the form "
         << "// expect: rule [level] \"message words\" in test-inputs/";
+}
+
+// A finding's remedy is a note at the finding's own place, so one line may
+// expect both.
+TEST(Specification, AFindingAndItsNoteMayBeExpectedOnOneLine) {
+  std::filesystem::path File =
+      std::filesystem::temp_directory_path() / "torchlint-annotations.cpp";
+  {
+    std::ofstream Out(File);
+    Out << "int x; // expect: torch-a [warning] \"what\" "
+           "// expect-note: \"do this\"\n"
+        << "int y; // expect-note: \"only a note\"\n";
+  }
+  Annotations Read = readAnnotations(File.string());
+  std::filesystem::remove(File);
+  ASSERT_EQ(Read.Findings.size(), 1u);
+  EXPECT_EQ(Read.Findings[0].Rule, "torch-a");
+  EXPECT_EQ(Read.Findings[0].Text, "what");
+  ASSERT_EQ(Read.Notes.size(), 2u);
+  EXPECT_EQ(Read.Notes[0].Line, 1u);
+  EXPECT_EQ(Read.Notes[0].Text, "do this");
+  EXPECT_EQ(Read.Notes[1].Line, 2u);
 }
 
 // Recipes name their scenario by the current id of the one list the rules,

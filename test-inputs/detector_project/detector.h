@@ -34,7 +34,7 @@ float train_step(Detector &model, torch::optim::Optimizer &optimizer,
 // Inline: both units compile them.
 inline torch::Tensor to_device(const torch::Tensor &batch,
                                torch::Device device) {
-  return batch.to(device); // expect: torch-pageable-copy [warning] "'batch' is copied to the GPU from pageable host memory on every iteration"
+  return batch.to(device); // expect: torch-pageable-copy [warning] "'batch' is copied to the GPU from pageable host memory on every iteration, so the host waits for" // expect-note: "data loader batches are always pageable (DataLoaderOptions"
 }
 
 inline torch::Tensor noise_like(const torch::Tensor &frames,
