@@ -9,6 +9,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -164,17 +165,18 @@ SourceRange DeviceFact::originRange() const {
 }
 
 static auto orderKey(const DeviceFact &F) {
-  return std::make_tuple(static_cast<int>(F.Kind), F.Index,
-                         static_cast<int>(F.How), F.Pinned, rawRange(F.Origin),
-                         rawRange(F.OriginDecl), rawRange(F.DeviceExpr),
-                         rawRange(F.Literal), rawRange(F.Symbol));
+  return std::make_tuple(
+      static_cast<int>(F.Kind), F.Index, static_cast<int>(F.How), F.Pinned,
+      rawRange(F.Origin), rawRange(F.OriginDecl), rawRange(F.DeviceExpr),
+      rawRange(F.Literal), rawRange(F.Symbol), F.RunTimeChoice);
 }
 
 bool DeviceFact::operator==(const DeviceFact &O) const {
   return Kind == O.Kind && Index == O.Index && How == O.How &&
          Symbol == O.Symbol && DeviceExpr == O.DeviceExpr &&
          Literal == O.Literal && Origin == O.Origin &&
-         OriginDecl == O.OriginDecl && Pinned == O.Pinned;
+         OriginDecl == O.OriginDecl && Pinned == O.Pinned &&
+         RunTimeChoice == O.RunTimeChoice;
 }
 
 bool DeviceFact::operator<(const DeviceFact &O) const {
@@ -184,7 +186,7 @@ bool DeviceFact::operator<(const DeviceFact &O) const {
 }
 
 bool mayDiffer(const DeviceFact &A, const DeviceFact &B) {
-  if (!A.isKnown() || !B.isKnown())
+  if (!A.isKnown() || !B.isKnown() || A.RunTimeChoice || B.RunTimeChoice)
     return false;
   if (A.Symbol && A.Symbol == B.Symbol)
     return false;
@@ -1090,8 +1092,23 @@ FactSet DeviceFlow::paramFacts(const ParmVarDecl *Param) {
   const auto *FD = dyn_cast<FunctionDecl>(Param->getDeclContext());
   std::optional<llvm::ArrayRef<CallSite>> Sites =
       FD ? Index.callSites(FD) : std::nullopt;
-  if (!Sites || Sites->empty())
+  if (!Sites || Sites->empty()) {
+    // A device its callers choose: with a GPU, it is one on some run. Not
+    // for a function of a header, which the units that include it call: the
+    // one whose calls are seen tells its device.
+    QualType T = api::bareType(Param->getType());
+    if (On == Machine::WithGpu && (api::isDevice(T) || api::isDeviceType(T)) &&
+        Ctx.getSourceManager().isInMainFile(FD->getLocation())) {
+      DeviceFact Chosen;
+      Chosen.Kind = DeviceKind::CUDA;
+      Chosen.How = Provenance::ChosenByCaller;
+      Chosen.OriginDecl = Param;
+      Chosen.Symbol = Param;
+      Chosen.RunTimeChoice = true;
+      return ParamCache[Param] = FactSet{Chosen};
+    }
     return ParamCache[Param] = unknown();
+  }
   unsigned Index = Param->getFunctionScopeIndex();
   FactSet Result;
   for (const CallSite &Site : *Sites) {

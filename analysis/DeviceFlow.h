@@ -62,6 +62,7 @@ enum class Provenance : unsigned char {
   ModuleCreated,  ///< a module constructed, parameters on the CPU
   ModuleMoved,    ///< module->to(device)
   ModuleOutput,   ///< the result of running a module
+  ChosenByCaller, ///< a device parameter that no caller in the unit sets
 };
 
 /// One possibility for where a value lives.
@@ -83,6 +84,10 @@ struct DeviceFact {
   /// Host memory that is page-locked (`.pin_memory()`, `pinned_memory(true)`
   /// options): the GPU can copy from it asynchronously.
   bool Pinned = false;
+  /// The GPU only on the runs where a choice made at run time makes it one:
+  /// a device parameter whose callers are elsewhere. The opportunity rules
+  /// count it as the GPU; no error does (mayDiffer).
+  bool RunTimeChoice = false;
 
   clang::SourceRange originRange() const;
 
@@ -98,7 +103,9 @@ struct DeviceFact {
 using FactSet = llvm::SmallVector<DeviceFact, 2>;
 
 /// True when some pair of known facts puts the two values on different
-/// devices and the two facts are not read from the same device variable.
+/// devices and the two facts are not read from the same device variable. A
+/// device chosen at run time differs from nothing: an error needs a path that
+/// really puts the two apart.
 bool mayDiffer(const DeviceFact &A, const DeviceFact &B);
 
 /// The machine a run of the program is imagined on.

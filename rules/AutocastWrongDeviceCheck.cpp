@@ -35,7 +35,7 @@ namespace {
 /// Every place the module may be is Kind.
 bool onlyOn(const FactSet &Facts, DeviceKind Kind) {
   return !Facts.empty() && llvm::all_of(Facts, [&](const DeviceFact &F) {
-    return F.Kind == Kind;
+    return F.Kind == Kind && !F.RunTimeChoice;
   });
 }
 

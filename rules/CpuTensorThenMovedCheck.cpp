@@ -116,11 +116,13 @@ void CpuTensorThenMovedCheck::check(const MatchFinder::MatchResult &Result) {
       Ctx, Made->Factory->getSourceRange(),
       "tensor created on the CPU by '" + Factory + "' only to be copied to " +
           Device + (Repeated ? " on every iteration" : std::string()) +
+          runTimeCondition(Destination) +
           ", which costs a fill on the host and a copy");
   Finding.remedy("create it on " + Device + ": give '" + Factory +
                  "' the device in its options");
   if (!Repeated)
     Finding.level(Level::Note);
+  noteRunTimeChoices(Finding, Destination);
   const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());
   Finding.note(Member ? SourceRange(Member->getMemberLoc(), Call->getEndLoc())
                       : Call->getSourceRange(),

@@ -149,12 +149,15 @@ void CudnnBenchmarkOffCheck::reportAt(const CXXMemberCallExpr *Moved) {
   FindingBuilder Finding = report(
       Ctx, Moved->getSourceRange(),
       quoted(Module, Ctx, "a module") +
-          " runs convolutions on the GPU with cuDNN's autotuner off, so cuDNN "
+          " runs convolutions on the GPU with cuDNN's autotuner off" +
+          runTimeCondition(Flow.devicesOf(Moved->getArg(0))) +
+          ", so cuDNN "
           "picks its algorithms by heuristics instead of timing the fastest "
           "for each input shape");
   Finding.remedy("call 'at::globalContext().setBenchmarkCuDNN(true)' once "
                  "after choosing the device (set it to false where "
                  "determinism matters, to say so)");
+  noteRunTimeChoices(Finding, Flow.devicesOf(Moved->getArg(0)));
 
   // Right after the device variable is declared, when it is a local of the
   // same function; else just before the move.

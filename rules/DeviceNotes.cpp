@@ -6,6 +6,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 
@@ -65,10 +66,52 @@ std::string explainFact(const DeviceFact &F, llvm::StringRef Name,
   case Provenance::DeviceLiteral:
   case Provenance::DefaultOptions:
     return Name.str() + " is placed on " + Device + " here";
+  case Provenance::ChosenByCaller:
+    return Name.str() + " is on the device its caller chooses here";
   case Provenance::Unknown:
     break;
   }
   return Name.str() + " gets its device here";
+}
+
+namespace {
+bool onlyThroughRunTimeChoices(const FactSet &Facts) {
+  bool Chosen = false;
+  for (const DeviceFact &F : Facts) {
+    if (!F.isKnown() || F.Kind == api::DeviceKind::CPU)
+      continue;
+    if (!F.RunTimeChoice)
+      return false;
+    Chosen = true;
+  }
+  return Chosen;
+}
+
+std::string chosenName(const DeviceFact &F) {
+  const auto *Named = llvm::dyn_cast_or_null<clang::NamedDecl>(F.Symbol);
+  return Named && Named->getIdentifier() ? "'" + Named->getNameAsString() + "'"
+                                         : std::string("the device");
+}
+} // namespace
+
+std::string runTimeCondition(const FactSet &Facts) {
+  if (!onlyThroughRunTimeChoices(Facts))
+    return "";
+  for (const DeviceFact &F : Facts)
+    if (F.RunTimeChoice)
+      return " (when " + chosenName(F) + " is a GPU)";
+  return "";
+}
+
+void noteRunTimeChoices(FindingBuilder &Finding, const FactSet &Facts) {
+  if (!onlyThroughRunTimeChoices(Facts))
+    return;
+  llvm::SmallPtrSet<const clang::Decl *, 2> Noted;
+  for (const DeviceFact &F : Facts)
+    if (F.RunTimeChoice && F.Symbol && Noted.insert(F.Symbol).second)
+      Finding.note(F.Symbol->getSourceRange(),
+                   chosenName(F) + " is set by callers outside this unit: "
+                                   "the finding holds when they pass a GPU");
 }
 
 std::string acceleratorName(const FactSet &Facts) {

@@ -28,6 +28,14 @@ std::string deviceName(const DeviceFact &F);
 /// among the facts; "the GPU" when none is known.
 std::string acceleratorName(const FactSet &Facts);
 
+/// " (when 'device' is a GPU)" when the facts reach an accelerator only
+/// through devices chosen at run time (a device parameter whose callers are
+/// elsewhere); empty otherwise.
+std::string runTimeCondition(const FactSet &Facts);
+
+/// A note at the place each such device is chosen.
+void noteRunTimeChoices(FindingBuilder &Finding, const FactSet &Facts);
+
 /// A short quoted name for an expression: 'batch.data', or "the input" when
 /// the expression is long or cannot be printed.
 std::string quoted(const clang::Expr *E, const clang::ASTContext &Ctx,

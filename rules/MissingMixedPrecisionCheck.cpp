@@ -174,7 +174,9 @@ void MissingMixedPrecisionCheck::onEndOfTranslationUnit() {
       FindingBuilder Finding = report(
           *Ctx, SourceRange(Loop->getBeginLoc()),
           "this CUDA training loop runs " + layerName(Layer) +
-              " layers in plain float32, with neither autocast nor TF32, so "
+              " layers in plain float32, with neither autocast nor TF32" +
+              runTimeCondition(Devices) +
+              ", so "
               "the GPU's tensor cores, which run such matrix products many "
               "times faster, stay idle");
       Finding.remedy("consider bfloat16 autocast around the forward pass and "
@@ -182,6 +184,7 @@ void MissingMixedPrecisionCheck::onEndOfTranslationUnit() {
                      "true)");
       Finding.note(ModuleCall->getSourceRange(),
                    Name + " runs here, on " + acceleratorName(Devices));
+      noteRunTimeChoices(Finding, Devices);
       Finding.recipe(
           {{"scenario", scenario::MissingMixedPrecision},
            {"device", "cuda"},

@@ -106,7 +106,9 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
                 " is in pageable host memory, so its copy to " + Device +
                 " still blocks the host and cannot overlap with compute"
           : Name + " is copied to " + Device +
-                " from pageable host memory on every iteration, so the host "
+                " from pageable host memory on every iteration" +
+                runTimeCondition(Destination) +
+                ", so the host "
                 "waits for each copy and it cannot overlap with compute";
   std::string Remedy;
 
@@ -144,6 +146,7 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
 
   FindingBuilder Finding = report(Ctx, Call->getSourceRange(), Message);
   Finding.remedy(Remedy);
+  noteRunTimeChoices(Finding, Destination);
   if (Primary.Origin && Primary.Origin != Call)
     Finding.note(Primary.originRange(),
                  quoted(Copy->Source, Ctx, "the tensor") + ": " +

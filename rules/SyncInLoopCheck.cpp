@@ -105,8 +105,9 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
 
   // Only GPU tensors make the host wait; synchronize() always does.
   std::string Device = "the GPU";
+  FactSet Facts;
   if (What.Tensor) {
-    FactSet Facts = Flow.devicesOf(What.Tensor);
+    Facts = Flow.devicesOf(What.Tensor);
     bool OnGpu = false;
     for (const DeviceFact &F : Facts)
       if (F.isKnown() && F.Kind != api::DeviceKind::CPU) {
@@ -137,8 +138,9 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   bool Steers =
       decidesControlFlow(Site, Repeated.Call ? nullptr : Repeated.Loop, Ctx);
   std::string Message =
-      What.Spelling + " waits for " + Device +
-      " on every iteration, so the host blocks until all queued GPU work is "
+      What.Spelling + " waits for " + Device + " on every iteration" +
+      runTimeCondition(Facts) +
+      ", so the host blocks until all queued GPU work is "
       "done and the GPU idles until the next step is launched";
   const char *Remedy =
       What.Kind == "synchronize"
@@ -149,6 +151,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
                  "and read it once per epoch or logging interval";
   FindingBuilder Finding = report(Ctx, Site->getSourceRange(), Message);
   Finding.remedy(Remedy);
+  noteRunTimeChoices(Finding, Facts);
   if (Steers)
     Finding.level(Level::Note);
   if (Repeated.Call)

@@ -174,11 +174,13 @@ void model_output_moved(Classifier &model, torch::Device device) {
     model->forward(model->forward(x).to(device).repeat({1, 4})); // expect: torch-eval-without-no-grad
 }
 
-void unknown_device(Classifier &model, torch::Device device) {
+// A device no caller in this unit sets: the caller chooses it at run time,
+// and on the runs where it is a GPU every batch is a pageable copy.
+void unknown_device(Classifier &model, torch::Device device) { // expect-note: "'device' is set by callers outside this unit"
   torch::NoGradGuard no_grad;
   auto loader = make_loader();
   for (auto &batch : *loader)
-    model->forward(batch.data.to(device)); // expect: torch-eval-without-no-grad
+    model->forward(batch.data.to(device)); // expect: torch-pageable-copy [warning] "on every iteration (when 'device' is a GPU), so", torch-eval-without-no-grad
 }
 
 // cuDNN's autotuner deliberately off (reproducible runs): no

@@ -135,9 +135,17 @@ Report buildReport(std::vector<TranslationUnitResult> Results,
       R.Findings.push_back(std::move(F));
     }
   }
-  // A header included by several units is reported once.
+  // A header included by several units is reported once: one finding per
+  // rule and place, even where the units knew different things of it (one
+  // saw the caller that passes a GPU, another only a device chosen at run
+  // time).
   std::sort(R.Findings.begin(), R.Findings.end());
-  R.Findings.erase(std::unique(R.Findings.begin(), R.Findings.end()),
+  auto SamePlace = [](const Finding &A, const Finding &B) {
+    return A.RuleId == B.RuleId && A.Where.File == B.Where.File &&
+           A.Where.Begin.Offset == B.Where.Begin.Offset &&
+           A.Where.End.Offset == B.Where.End.Offset;
+  };
+  R.Findings.erase(std::unique(R.Findings.begin(), R.Findings.end(), SamePlace),
                    R.Findings.end());
   auto ByFile = [](const AnalysisFailure &A, const AnalysisFailure &B) {
     return std::tie(A.File, A.Message) < std::tie(B.File, B.Message);
