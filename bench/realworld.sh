@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Accuracy on real code: runs torchlint over every unit of each labelled
+# sub-project of the open real-world corpus and scores it against the
+# hand-labelled lines. Not a test: a benchmark, recorded in docs/accuracy.md.
+#
+#   bench/realworld.sh REPOS [OUT]
+#
+# REPOS: a folder with a clone of each repo the labels name, as owner+name (a
+# bare clone, or a folder with repo/ inside, as `fetch` leaves them). OUT: a
+# scratch folder (default: a temporary one, removed afterwards). The labels,
+# the tree extraction and the scoring are the corpus's own, in
+# $REALWORLD (default: ../shared/realworld beside the project); the
+# compilation databases are this benchmark's (bench/realworld_compdb.py).
+# Needs LIBTORCH2_INCLUDE for the one C++20 repo (default: the headers that
+# scripts/install-deps.sh unpacks). Installs the header packages the repos
+# include when they are missing.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+repos=$(cd "${1:?usage: bench/realworld.sh REPOS [OUT]}" && pwd)
+realworld=${REALWORLD:-$root/../shared/realworld}
+torchlint=${TORCHLINT:-$root/build/bin/torchlint}
+export LIBTORCH2_INCLUDE=${LIBTORCH2_INCLUDE:-$root/.deps/libtorch2/include}
+[[ -f $realworld/labels-open.tsv ]] || { echo "no labels in $realworld" >&2; exit 2; }
+[[ -x $torchlint ]] || { echo "no $torchlint: build first" >&2; exit 2; }
+if [[ -n ${2:-} ]]; then out=$2; mkdir -p "$out"; else
+  out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
+
+# The headers the five repos include (Debian 12).
+packages=(libopencv-dev libboost-program-options-dev libpng++-dev libcxxopts-dev
+          libstb-dev libspdlog-dev libmsgpack-cxx-dev cppzmq-dev pybind11-dev
+          libomp-19-dev python3-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if (( ${#missing[@]} )); then
+  sudo=(); [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null ||
+    { echo "could not install: ${missing[*]}" >&2; exit 2; }
+fi
+
+mkdir -p "$out/src" "$out/stubs"
+: > "$out/stubs/io.h" # stands in for a Windows header one repo includes
+labels=$realworld/labels-open.tsv
+for entry in $(tail -n +2 "$labels" | cut -f1,2 | sort -u | tr '\t' '@'); do
+  name=${entry%@*}; commit=${entry#*@}
+  git_dir=$repos/$name; [[ -d $git_dir/repo ]] && git_dir=$git_dir/repo
+  [[ -d $git_dir ]] || { echo "$name: no clone in $repos"; continue; }
+  tree=$out/src/$name
+  [[ -d $tree ]] || { mkdir -p "$tree" && python3 "$realworld/extract.py" "$git_dir" "$commit" "$tree"; }
+  python3 "$root/bench/realworld_compdb.py" "$labels" "$name" "$tree" "$out/stubs" > "$out/$name.json"
+  units=$(python3 -c "import json,sys;print(len(json.load(open(sys.argv[1]))))" "$out/$name.json")
+  start=$SECONDS
+  "$torchlint" --format=sarif --no-cache -o "$out/$name.sarif" "$out/$name.json" > "$out/$name.log" 2>&1
+  status=$?
+  echo "$name: exit $status, $units units, $(grep -c 'could not analyze' "$out/$name.log") not analyzed, $((SECONDS - start)) s"
+  # A unit torchlint could not analyze is its failure only if clang parses
+  # it with the same flags.
+  grep -o 'could not analyze [^:]*' "$out/$name.log" | cut -d' ' -f4 | sort -u |
+    while read -r unit; do
+      verdict=$(python3 - "$out/$name.json" "$unit" <<'PY'
+import json, os, subprocess, sys
+for entry in json.load(open(sys.argv[1])):
+    path = os.path.join(entry["directory"], entry["file"])
+    if os.path.realpath(path) != os.path.realpath(sys.argv[2]):
+        continue
+    args = ["clang++-19", "-fsyntax-only"] + [
+        a for a in entry["arguments"][1:] if a not in ("-c", "-o", "/dev/null", entry["file"])]
+    run = subprocess.run(args + [entry["file"]], cwd=entry["directory"],
+                         capture_output=True, text=True)
+    errors = [l for l in run.stderr.splitlines() if "error:" in l]
+    print("clang parses it: a torchlint failure" if run.returncode == 0
+          else "clang fails too: " + (errors[0] if errors else "exit %d" % run.returncode))
+PY
+)
+      echo "  not analyzed: ${unit#$tree/} ($verdict)"
+    done
+done
+python3 "$root/bench/realworld_score.py" "$labels" "$out"

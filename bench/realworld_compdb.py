@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Writes a compile_commands.json for every labelled sub-project of one repo.
+
+    realworld_compdb.py LABELS REPO_NAME TREE STUBS > compile_commands.json
+
+A sub-project is the nearest folder above a labelled file whose
+CMakeLists.txt declares a project() (the repo's root only when no deeper one
+does); a CMakeLists.txt without one is a part that a project adds. Each unit of it
+is analyzed, and so are the units beside the headers it includes from folders
+shared across the repo (a `utils/` with the project's own loader classes):
+they belong to the same program, and the unit that chooses the device or
+defines the loader is often not the labelled one.
+
+Include paths are found, not configured per repo: the sub-project's folders
+that hold headers come first, then the shared folders (outside every
+sub-project) that do. The language standard is the one the sub-project's
+CMakeLists.txt asks for (CMAKE_CXX_STANDARD, a target's CXX_STANDARD or cxx_std_NN), C++17 otherwise.
+LIBTORCH2_INCLUDE: libtorch >= 2 headers, used for a C++20 sub-project
+(Debian 12's libtorch 1.13 does not build as C++20).
+"""
+import json
+import os
+import re
+import sys
+import sysconfig
+from collections import defaultdict
+
+labels_path, repo, tree, stubs = sys.argv[1:5]
+SOURCES = (".cpp", ".cc", ".cxx")
+HEADERS = (".h", ".hpp", ".hh")
+DEFAULT_PATHS = ("/usr/include", "/usr/include/x86_64-linux-gnu",
+                 "/usr/local/include")
+SKIP = {".git", "build", "third_party", "thirdparty", "external", "extern"}
+
+labelled = sorted({row.split("\t")[2]
+                   for row in open(labels_path).read().splitlines()[1:]
+                   if row.split("\t")[0] == repo})
+
+
+def walk(top, vendored=False):
+    """Folders and their files; vendored code (third_party/) only when asked:
+    its headers are found, its units are not the project's."""
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and
+                         (vendored or d not in SKIP))
+        yield folder, sorted(files)
+
+
+def declares_project(folder):
+    cmake = os.path.join(folder, "CMakeLists.txt")
+    return os.path.isfile(cmake) and re.search(
+        r"^\s*project\s*\(", open(cmake, errors="replace").read(),
+        re.I | re.M) is not None
+
+
+projects = set()
+for path in labelled:
+    folder = os.path.dirname(os.path.join(tree, path))
+    while True:
+        if declares_project(folder) or os.path.samefile(folder, tree):
+            projects.add(os.path.relpath(folder, tree))
+            break
+        folder = os.path.dirname(folder)
+# Every folder below the root that declares a project is some sub-project:
+# the folders outside all of them are shared.
+all_projects = {os.path.relpath(f, tree) for f, files in walk(tree)
+                if declares_project(f) and not os.path.samefile(f, tree)}
+
+
+def inside(path, folder):
+    return folder == "." or path == folder or path.startswith(folder + "/")
+
+
+shared_headers = []  # folders outside every sub-project that hold headers
+for folder, files in walk(tree):
+    rel = os.path.relpath(folder, tree)
+    if any(inside(rel, p) for p in all_projects):
+        continue
+    if any(f.endswith(HEADERS) for f in files):
+        shared_headers.append(rel)
+
+
+def standard(project):
+    text = ""
+    cmake = os.path.join(tree, project, "CMakeLists.txt")
+    if os.path.isfile(cmake):
+        text = open(cmake, errors="replace").read()
+    found = re.search(r"CXX_STANDARD\s+(\d+)", text) or \
+        re.search(r"cxx_std_(\d+)", text)
+    return int(found.group(1)) if found else 17
+
+
+def torch_includes(std):
+    t2 = os.environ.get("LIBTORCH2_INCLUDE")
+    if std >= 20 and t2:
+        return ["-isystem", t2, "-isystem", t2 + "/torch/csrc/api/include"]
+    return ["-isystem", "/usr/include/torch/csrc/api/include"]
+
+
+header_folders = defaultdict(list)  # a header's name -> the folders with it
+for folder, files in walk(tree, vendored=True):
+    for f in files:
+        if f.endswith(HEADERS):
+            header_folders[f].append(os.path.relpath(folder, tree))
+
+
+def folders_holding(include):
+    """The include paths under which `include`, as written, is found."""
+    sub = os.path.dirname(include)
+    result = set()
+    for rel in header_folders.get(os.path.basename(include), []):
+        if sub:
+            if rel != sub and not rel.endswith("/" + sub):
+                continue
+            rel = rel[:-len(sub)].rstrip("/") or "."
+        result.add(rel)
+    return sorted(result)
+
+
+# Quoted includes, and bracketed ones of files with a header's extension
+# (<RLGymPPO_CPP/Lists.h>, <stb_image.h>; not <vector>).
+INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+\.(?:h|hpp|hh))>)', re.M)
+
+
+def includes(text):
+    return [quoted or bracketed for quoted, bracketed in INCLUDE.findall(text)]
+entries = []
+seen = set()
+for project in sorted(projects):
+    own_headers, units = [], []
+    for folder, files in walk(os.path.join(tree, project)):
+        rel = os.path.relpath(folder, tree)
+        if rel != project and any(inside(rel, p) for p in all_projects
+                                  if p != project and inside(p, project)):
+            continue  # a nested sub-project is a program of its own
+        if any(f.endswith(HEADERS) for f in files):
+            own_headers.append(rel)
+        units += [os.path.join(rel, f) for f in files if f.endswith(SOURCES)]
+    # The shared folders whose headers the sub-project includes bring their
+    # units along.
+    included = set()
+    for unit in units:
+        text = open(os.path.join(tree, unit), errors="replace").read()
+        included |= {os.path.basename(h) for h in includes(text)}
+    for folder in shared_headers:
+        files = os.listdir(os.path.join(tree, folder))
+        if any(f in included for f in files):
+            units += sorted(os.path.join(folder, f) for f in files
+                            if f.endswith(SOURCES))
+    # An include found nowhere on those paths, from a unit or from a header
+    # it includes, is looked up in the whole repo: found in exactly one
+    # folder (a library project beside this one, a vendored header), that
+    # folder joins the paths, and a library's units come along (beside the
+    # header, or in the src/ beside its include/). A system header in a
+    # folder of its own (/usr/include/stb/stb_image.h) is found the same way.
+    extra_headers, system_headers = [], []
+    uses_pybind11 = False
+    queue, visited = list(units), set()
+    while queue:
+        current = queue.pop()
+        if current in visited:
+            continue
+        visited.add(current)
+        text = open(os.path.join(tree, current), errors="replace").read()
+        for name in includes(text):
+            uses_pybind11 |= name.startswith("pybind11/")
+            paths = [os.path.dirname(current)] + own_headers + \
+                shared_headers + extra_headers
+            here = next((os.path.normpath(os.path.join(d, name)) for d in paths
+                         if os.path.isfile(os.path.join(tree, d, name))), None)
+            if here:
+                if here.endswith(HEADERS):
+                    queue.append(here)
+                continue
+            candidates = folders_holding(name)
+            if len(candidates) != 1:
+                if any(os.path.isfile(os.path.join(d, name)) for d in DEFAULT_PATHS):
+                    continue
+                system = sorted(d for d in os.listdir("/usr/include")
+                                if os.path.isfile(os.path.join("/usr/include", d, name)))
+                if len(system) == 1 and "/usr/include/" + system[0] not in system_headers:
+                    system_headers.append("/usr/include/" + system[0])
+                continue
+            folder = candidates[0]
+            extra_headers.append(folder)
+            queue.append(os.path.normpath(os.path.join(folder, name)))
+            for place in (os.path.join(folder, os.path.dirname(name)),
+                          os.path.join(os.path.dirname(folder), "src")
+                          if os.path.basename(folder) == "include" else None):
+                if not place or any(part in SKIP for part in place.split("/")):
+                    continue
+                full = os.path.join(tree, place)
+                if os.path.isdir(full):
+                    added = sorted(os.path.join(place, f)
+                                   for f in os.listdir(full)
+                                   if f.endswith(SOURCES))
+                    units += added
+                    queue += added
+    own_headers += extra_headers
+    std = standard(project)
+    flags = ["clang++", f"-std=c++{std}"] + torch_includes(std) + \
+        ["-I/usr/include/opencv4", f"-I{stubs}", "-D_GLIBCXX_USE_CXX11_ABI=1"]
+    for folder in own_headers + shared_headers:
+        flags.append("-I" + os.path.normpath(folder))
+    flags += ["-isystem" + d for d in system_headers]
+    if uses_pybind11:  # what pybind11's CMake package adds
+        flags += ["-isystem" + sysconfig.get_paths()["include"]]
+    for unit in units:
+        unit = os.path.normpath(unit)
+        if unit in seen:
+            continue
+        seen.add(unit)
+        entries.append({"directory": os.path.abspath(tree), "file": unit,
+                        "arguments": flags + ["-I" + (os.path.dirname(unit) or "."),
+                                              "-c", unit, "-o", "/dev/null"]})
+print(json.dumps(entries, indent=1))
