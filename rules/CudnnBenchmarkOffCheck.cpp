@@ -146,23 +146,24 @@ void CudnnBenchmarkOffCheck::reportAt(const CXXMemberCallExpr *Moved) {
   const SourceManager &SM = Ctx.getSourceManager();
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   const Expr *Module = api::withoutArrow(Moved->getImplicitObjectArgument());
+  FactSet Devices = Flow.devicesOf(Moved->getArg(0));
   FindingBuilder Finding = report(
       Ctx, Moved->getSourceRange(),
       quoted(Module, Ctx, "a module") +
           " runs convolutions on the GPU with cuDNN's autotuner off" +
-          runTimeCondition(Flow.devicesOf(Moved->getArg(0))) +
+          runTimeCondition(Devices) +
           ", so cuDNN "
           "picks its algorithms by heuristics instead of timing the fastest "
           "for each input shape");
   Finding.remedy("call 'at::globalContext().setBenchmarkCuDNN(true)' once "
                  "after choosing the device (set it to false where "
                  "determinism matters, to say so)");
-  noteRunTimeChoices(Finding, Flow.devicesOf(Moved->getArg(0)));
+  noteRunTimeChoices(Finding, Devices);
 
   // Right after the device variable is declared, when it is a local of the
   // same function; else just before the move.
   const Stmt *After = nullptr;
-  for (const DeviceFact &F : Flow.devicesOf(Moved->getArg(0))) {
+  for (const DeviceFact &F : Devices) {
     const auto *Var = dyn_cast_or_null<VarDecl>(F.Symbol);
     if (F.Kind != api::DeviceKind::CUDA || !Var || !Var->isLocalVarDecl() ||
         Flow.index().enclosingFunction(Moved) !=
