@@ -649,9 +649,9 @@ FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
     return Facts;
   }
   if (const auto *Member = dyn_cast<MemberExpr>(E)) {
-    // A device kept in a member: this->device_.
     if (!isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
-      return unknown();
+      return memberDeviceOfObject(A, S, Member);
+    // A device kept in a member: this->device_.
     FactSet Facts = evalDeclRef(A, S, Member->getMemberDecl());
     for (DeviceFact &F : Facts)
       if (F.isKnown() && !F.Symbol)
@@ -771,14 +771,104 @@ FactSet DeviceFlow::evalDeclRef(Analysis &A, const State &S,
     return unknown();
   if (!Var->hasLocalStorage() && Var->hasInit() && Depth <= MaxDepth) {
     // A global or static: its initialiser, unless some function changes it.
-    if (Index.isChanged(Var))
-      return unknown();
     ++Depth;
     FactSet Result = eval(A, State(), Var->getInit());
     --Depth;
+    if (Index.isChanged(Var)) {
+      QualType T = api::bareType(Var->getType());
+      if (!api::isDevice(T) && !api::isDeviceType(T))
+        return unknown();
+      return assignedGlobalFacts(Var, nullptr, std::move(Result));
+    }
     return Result;
   }
   return unknown();
+}
+
+FactSet DeviceFlow::memberDeviceOfObject(Analysis &A, const State &S,
+                                         const MemberExpr *Member) {
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  if (!Field || Member->isArrow())
+    return unknown();
+  // Assigned earlier in this function: options.device = torch::kCUDA.
+  if (Storage Key = storageOf(A, Member, /*Create=*/false))
+    if (auto It = S.find(Key); It != S.end())
+      return It->second;
+  // A member of a global options object: what it starts as, and what user
+  // code assigns to it.
+  const auto *Ref = dyn_cast<DeclRefExpr>(api::ignoreWrappers(Member->getBase()));
+  const auto *Global = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Global || Global->hasLocalStorage() || Depth > MaxDepth)
+    return unknown();
+  FactSet Initial = unknown();
+  const auto *Init = dyn_cast_or_null<CXXConstructExpr>(
+      Global->getInit() ? Global->getInit()->IgnoreImplicit() : nullptr);
+  if (Init && Init->getNumArgs() == 0 && Field->hasInClassInitializer() &&
+      Field->getInClassInitializer()) {
+    ++Depth;
+    Analysis None;
+    Initial = evalDevice(None, State(), Field->getInClassInitializer());
+    --Depth;
+  }
+  FactSet Facts = assignedGlobalFacts(Global, Field, std::move(Initial));
+  for (DeviceFact &F : Facts)
+    if (F.isKnown() && !F.Symbol)
+      F.Symbol = Field;
+  sortFacts(Facts);
+  return Facts;
+}
+
+FactSet DeviceFlow::assignedGlobalFacts(const VarDecl *Global,
+                                        const FieldDecl *Member,
+                                        FactSet Initial) {
+  Global = Global->getCanonicalDecl();
+  auto Key = std::make_pair(Global, Member);
+  auto Cached = GlobalCache.find(Key);
+  if (Cached != GlobalCache.end())
+    return Cached->second ? *Cached->second : unknown();
+  std::optional<llvm::ArrayRef<UnitIndex::GlobalStore>> Stores =
+      Index.globalStores(Global, Member);
+  if (!Stores)
+    return unknown();
+  if (Stores->empty())
+    return Initial;
+  GlobalCache[Key] = std::nullopt;
+  // Which of the values a use sees depends on when it runs: each is a
+  // possibility.
+  FactSet Result = std::move(Initial);
+  bool Provisional = false;
+  for (const UnitIndex::GlobalStore &Store : *Stores) {
+    Analysis *In = Store.In ? standalone(Store.In) : nullptr;
+    if (!In) {
+      // Asked while the assigning function is being solved: not final.
+      Provisional = Provisional || (Store.In && StandaloneInProgress.count(
+                                                    definitionOf(Store.In)));
+      mergeFacts(Result, unknown());
+      continue;
+    }
+    std::optional<State> At = stateBefore(*In, Store.Value);
+    if (!At)
+      continue; // not assigned on this machine
+    mergeFacts(Result, evalDevice(*In, *At, Store.Value));
+  }
+  // Several possible devices: the GPU on some runs, which the opportunity
+  // rules count and no error does.
+  bool Mixed = false;
+  for (const DeviceFact &F : Result)
+    if (!F.isKnown() || F.Kind != Result.front().Kind)
+      Mixed = true;
+  for (DeviceFact &F : Result) {
+    if (!F.isKnown())
+      continue;
+    F.RunTimeChoice = F.RunTimeChoice || Mixed;
+    F.Symbol = Member ? static_cast<const ValueDecl *>(Member) : Global;
+  }
+  sortFacts(Result);
+  if (FieldsInProgress.empty() && !Provisional)
+    GlobalCache[Key] = Result;
+  else
+    GlobalCache.erase(Key);
+  return Result;
 }
 
 FactSet DeviceFlow::dataLoaderFacts(const Expr *E) {

@@ -41,6 +41,7 @@ namespace clang {
 class ASTContext;
 class CallExpr;
 class LambdaExpr;
+class MemberExpr;
 } // namespace clang
 
 namespace torchlint {
@@ -168,6 +169,11 @@ private:
                           llvm::ArrayRef<const clang::Expr *> Args);
   FactSet fieldFacts(const clang::FieldDecl *Field);
   FactSet paramFacts(const clang::ParmVarDecl *Param);
+  FactSet memberDeviceOfObject(Analysis &A, const State &S,
+                               const clang::MemberExpr *Member);
+  FactSet assignedGlobalFacts(const clang::VarDecl *Global,
+                              const clang::FieldDecl *Member,
+                              FactSet Initial);
   FactSet capturedFacts(const clang::FunctionDecl *Lambda,
                         const clang::VarDecl *Var);
 
@@ -199,6 +205,9 @@ private:
   llvm::DenseMap<const clang::FieldDecl *, FactSet> Fields;
   llvm::DenseSet<const clang::FieldDecl *> FieldsInProgress;
   llvm::DenseMap<const clang::ParmVarDecl *, FactSet> ParamCache;
+  std::map<std::pair<const clang::VarDecl *, const clang::FieldDecl *>,
+           std::optional<FactSet>>
+      GlobalCache; ///< nullopt while in progress
   llvm::DenseSet<const clang::FunctionDecl *> StandaloneInProgress;
   llvm::DenseMap<const clang::FunctionDecl *, bool> Reachable;
   unsigned Depth = 0;

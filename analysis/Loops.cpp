@@ -182,6 +182,21 @@ LoopRole roleOf(const Stmt *Loop) {
   return Finder.Nested ? LoopRole::Epoch : LoopRole::Other;
 }
 
+const Stmt *stepLoopAround(const Stmt *Loop, ASTContext &Ctx) {
+  for (unsigned Depth = 0; Loop && Depth < 8; ++Depth) {
+    switch (roleOf(Loop)) {
+    case LoopRole::Step:
+      return Loop;
+    case LoopRole::Epoch:
+      return nullptr;
+    case LoopRole::Other:
+      Loop = enclosingLoop(Loop, Ctx);
+      break;
+    }
+  }
+  return nullptr;
+}
+
 bool runsStep(const FunctionDecl *Function) {
   if (!Function || !Function->getBody())
     return false;

@@ -45,6 +45,13 @@ enum class LoopRole {
 };
 LoopRole roleOf(const clang::Stmt *Loop);
 
+/// The training or evaluation step loop that runs Loop's body on each of its
+/// iterations: Loop itself when it is one, else the nearest loop around it
+/// that is, through loops that do no step work of their own (a loop over the
+/// samples of a batch). Null when an epoch loop, or nothing, comes first.
+const clang::Stmt *stepLoopAround(const clang::Stmt *Loop,
+                                  clang::ASTContext &Ctx);
+
 /// Something in Function's body (outside loops) runs a module, backward() or
 /// an optimizer step: a training or evaluation step when a loop calls it.
 bool runsStep(const clang::FunctionDecl *Function);

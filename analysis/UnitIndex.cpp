@@ -22,9 +22,13 @@ public:
           &Calls,
       llvm::DenseSet<const FunctionDecl *> &Escaping,
       llvm::DenseMap<const FunctionDecl *, UnitIndex::CallSite> &Lambdas,
-      llvm::DenseSet<const VarDecl *> &ChangedGlobals)
+      llvm::DenseSet<const VarDecl *> &ChangedGlobals,
+      llvm::DenseMap<UnitIndex::StoreKey,
+                     std::vector<UnitIndex::GlobalStore>> &Stores,
+      llvm::DenseSet<UnitIndex::StoreKey> &OpaqueStores)
       : Calls(Calls), Escaping(Escaping), Lambdas(Lambdas),
-        ChangedGlobals(ChangedGlobals) {}
+        ChangedGlobals(ChangedGlobals), Stores(Stores),
+        OpaqueStores(OpaqueStores) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return true; }
@@ -69,19 +73,24 @@ public:
 
   bool VisitBinaryOperator(BinaryOperator *Op) {
     if (Op->isAssignmentOp())
-      noteChange(Op->getLHS());
+      noteChange(Op->getLHS(),
+                 Op->getOpcode() == BO_Assign ? Op->getRHS() : nullptr);
     return true;
   }
 
   bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
     if (Op->isAssignmentOp() && Op->getNumArgs() >= 1)
-      noteChange(Op->getArg(0));
+      noteChange(Op->getArg(0),
+                 Op->getOperator() == OO_Equal && Op->getNumArgs() == 2
+                     ? Op->getArg(1)
+                     : nullptr);
     return true;
   }
 
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
     if (api::isModuleTo(Call->getMethodDecl()))
-      noteChange(api::withoutArrow(Call->getImplicitObjectArgument()));
+      noteChange(api::withoutArrow(Call->getImplicitObjectArgument()),
+                 nullptr);
     return true;
   }
 
@@ -99,18 +108,37 @@ private:
     return Stack.empty() ? nullptr : Stack.back();
   }
 
-  void noteChange(const Expr *Target) {
-    if (const auto *Ref =
-            dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Target)))
-      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-        if (!Var->isLocalVarDeclOrParm())
-          ChangedGlobals.insert(Var);
+  /// Target changes, to Value when it is a plain assignment.
+  void noteChange(const Expr *Target, const Expr *Value) {
+    const Expr *Bare = api::ignoreWrappers(Target);
+    const FieldDecl *Member = nullptr;
+    if (const auto *ME = dyn_cast_or_null<MemberExpr>(Bare)) {
+      Member = dyn_cast<FieldDecl>(ME->getMemberDecl());
+      Bare = Member && !ME->isArrow()
+                 ? api::ignoreWrappers(ME->getBase())
+                 : nullptr;
+    }
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Bare);
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var || Var->isLocalVarDeclOrParm())
+      return;
+    Var = Var->getCanonicalDecl();
+    if (!Member)
+      ChangedGlobals.insert(Var);
+    UnitIndex::StoreKey Key{Var, Member};
+    if (Value)
+      Stores[Key].push_back({Value, current()});
+    else
+      OpaqueStores.insert(Key);
   }
 
   llvm::DenseMap<const FunctionDecl *, std::vector<UnitIndex::CallSite>> &Calls;
   llvm::DenseSet<const FunctionDecl *> &Escaping;
   llvm::DenseMap<const FunctionDecl *, UnitIndex::CallSite> &Lambdas;
   llvm::DenseSet<const VarDecl *> &ChangedGlobals;
+  llvm::DenseMap<UnitIndex::StoreKey, std::vector<UnitIndex::GlobalStore>>
+      &Stores;
+  llvm::DenseSet<UnitIndex::StoreKey> &OpaqueStores;
   std::vector<const FunctionDecl *> Stack;
   llvm::DenseSet<const Expr *> CalleeRefs;
 };
@@ -120,7 +148,8 @@ void UnitIndex::build() {
   if (Built)
     return;
   Built = true;
-  CallIndexer Indexer(Calls, Escaping, Lambdas, ChangedGlobals);
+  CallIndexer Indexer(Calls, Escaping, Lambdas, ChangedGlobals, Stores,
+                      OpaqueStores);
   const SourceManager &SM = Ctx.getSourceManager();
   for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
     if (Code.isAnalyzed(D->getLocation(), SM))
@@ -162,7 +191,22 @@ bool UnitIndex::inTemplatePattern(const Stmt *S) const {
 
 bool UnitIndex::isChanged(const VarDecl *Global) {
   build();
-  return ChangedGlobals.count(Global) != 0;
+  return ChangedGlobals.count(Global->getCanonicalDecl()) != 0;
+}
+
+std::optional<llvm::ArrayRef<UnitIndex::GlobalStore>>
+UnitIndex::globalStores(const VarDecl *Global, const FieldDecl *Member) {
+  build();
+  StoreKey Key{Global->getCanonicalDecl(), Member};
+  // A change of the whole object changes each member.
+  StoreKey Whole{Key.first, nullptr};
+  if (OpaqueStores.count(Key) || (Member && (OpaqueStores.count(Whole) ||
+                                             Stores.count(Whole))))
+    return std::nullopt;
+  auto It = Stores.find(Key);
+  if (It == Stores.end())
+    return llvm::ArrayRef<GlobalStore>();
+  return llvm::ArrayRef<GlobalStore>(It->second);
 }
 
 } // namespace torchlint

@@ -21,6 +21,7 @@
 namespace clang {
 class ASTContext;
 class Expr;
+class FieldDecl;
 class FunctionDecl;
 class Stmt;
 class VarDecl;
@@ -63,6 +64,21 @@ public:
   /// nothing of its value elsewhere.
   bool isChanged(const clang::VarDecl *Global);
 
+  /// A global, or one member of a global object.
+  using StoreKey = std::pair<const clang::VarDecl *, const clang::FieldDecl *>;
+  /// An assignment `Global = Value` or `Global.Member = Value` in user code.
+  struct GlobalStore {
+    const clang::Expr *Value;
+    const clang::FunctionDecl *In;
+  };
+  /// The values user code assigns to a global, or to one member of a global
+  /// object (Member null for the global itself). Nullopt when it is also
+  /// changed otherwise (compound assignment, a member function, a move):
+  /// then what it holds is not a choice among those values.
+  std::optional<llvm::ArrayRef<GlobalStore>>
+  globalStores(const clang::VarDecl *Global,
+               const clang::FieldDecl *Member = nullptr);
+
 private:
   void build();
 
@@ -73,6 +89,9 @@ private:
   llvm::DenseSet<const clang::FunctionDecl *> Escaping;
   llvm::DenseMap<const clang::FunctionDecl *, CallSite> Lambdas;
   llvm::DenseSet<const clang::VarDecl *> ChangedGlobals;
+  llvm::DenseMap<StoreKey, std::vector<GlobalStore>> Stores;
+  /// Globals and members changed other than by a plain assignment.
+  llvm::DenseSet<StoreKey> OpaqueStores;
 };
 
 } // namespace torchlint

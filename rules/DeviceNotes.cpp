@@ -107,11 +107,32 @@ void noteRunTimeChoices(FindingBuilder &Finding, const FactSet &Facts) {
   if (!onlyThroughRunTimeChoices(Facts))
     return;
   llvm::SmallPtrSet<const clang::Decl *, 2> Noted;
-  for (const DeviceFact &F : Facts)
-    if (F.RunTimeChoice && F.Symbol && Noted.insert(F.Symbol).second)
+  for (const DeviceFact &F : Facts) {
+    if (!F.RunTimeChoice || !F.Symbol || !Noted.insert(F.Symbol).second)
+      continue;
+    if (llvm::isa<clang::ParmVarDecl>(F.Symbol)) {
       Finding.note(F.Symbol->getSourceRange(),
                    chosenName(F) + " is set by callers outside this unit: "
                                    "the finding holds when they pass a GPU");
+      continue;
+    }
+    // A global, or a member of one, that the program assigns: the note goes
+    // where it is set to the GPU.
+    const DeviceFact *Gpu = nullptr;
+    for (const DeviceFact &G : Facts)
+      if (G.Symbol == F.Symbol && G.isKnown() &&
+          G.Kind != api::DeviceKind::CPU && G.Literal)
+        Gpu = &G;
+    if (Gpu)
+      Finding.note(Gpu->Literal->getSourceRange(),
+                   chosenName(F) + " is set to " + deviceName(*Gpu) +
+                       " here, at run time: the finding holds on the runs "
+                       "that get here");
+    else
+      Finding.note(F.Symbol->getSourceRange(),
+                   chosenName(F) + " is chosen at run time: the finding "
+                                   "holds on the runs that make it a GPU");
+  }
 }
 
 std::string acceleratorName(const FactSet &Facts) {

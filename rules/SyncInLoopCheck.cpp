@@ -121,22 +121,25 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   Repetition Repeated = repetitionOf(Site, Flow);
   if (!Repeated)
     return;
+  // A loop over the samples of a batch repeats the sync within each step.
+  const Stmt *Step = stepLoopAround(Repeated.Loop, Ctx);
   if (Repeated.Call) {
     // In a helper called from the loop: the helper is the step, or the loop
     // runs one around the call.
     const FunctionDecl *Helper = Flow.index().enclosingFunction(Site);
-    if (!runsStep(Helper) && roleOf(Repeated.Loop) != LoopRole::Step)
+    if (!runsStep(Helper) && !Step)
       return;
-    if (inPeriodicBranch(Repeated.Call, Repeated.Loop, Ctx))
+    if (!Step)
+      Step = Repeated.Loop;
+    if (inPeriodicBranch(Repeated.Call, Step, Ctx))
       return;
-  } else if (roleOf(Repeated.Loop) != LoopRole::Step) {
+  } else if (!Step) {
     return; // once per epoch, or not a training loop
   }
-  if (inPeriodicBranch(Site, Repeated.Call ? nullptr : Repeated.Loop, Ctx))
+  if (inPeriodicBranch(Site, Repeated.Call ? nullptr : Step, Ctx))
     return;
 
-  bool Steers =
-      decidesControlFlow(Site, Repeated.Call ? nullptr : Repeated.Loop, Ctx);
+  bool Steers = decidesControlFlow(Site, Repeated.Call ? nullptr : Step, Ctx);
   std::string Message =
       What.Spelling + " waits for " + Device + " on every iteration" +
       runTimeCondition(Facts) +
@@ -158,7 +161,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     Finding.note(Repeated.Call->getSourceRange(),
                  "called on every iteration of a training loop here");
 
-  const Expr *Module = api::firstModuleCall(Repeated.Loop);
+  const Expr *Module = api::firstModuleCall(Step);
   Finding.recipe(
       {{"scenario", scenario::SyncInLoop},
        {"sync", What.Kind},

@@ -91,14 +91,16 @@ void parameter_free_modules() {
   criterion->forward(log_softmax(out), torch::randn({8, 2}, torch::TensorOptions().device(device))); // expect: torch-cpu-tensor-then-moved
 }
 
-// Correct: a global device, upgraded before it is used.
+// No mismatch: a global device, upgraded before it is used. Which device
+// this function sees depends on when it runs, so the input made on the CPU
+// and moved is a note for the runs that choose the GPU.
 torch::Device training_device(torch::kCPU);
 
 void train_with_global() {
   torch::NoGradGuard no_grad;
   torch::nn::Linear model(4, 2);
   model->to(training_device);
-  model->forward(torch::randn({8, 4}).to(training_device)); // expect: torch-eval-without-no-grad
+  model->forward(torch::randn({8, 4}, torch::TensorOptions().device(training_device))); // expect: torch-eval-without-no-grad, torch-cpu-tensor-then-moved [note] "copied to the GPU (when 'training_device' is a GPU)"
 }
 
 // Correct: a trainer whose setup moves the model before any step.

@@ -88,6 +88,20 @@ void evaluate(torch::nn::Linear &model, torch::Device device) {
   std::cout << correct << "\n";
 }
 
+// A loop over the samples of each batch syncs once per sample, inside every
+// step.
+void per_sample_scores(torch::nn::Linear &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
+  auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
+  std::vector<int64_t> hits(4, 0);
+  for (int step = 0; step < 100; ++step) {
+    auto predictions = model(x).argmax(1);
+    for (int64_t i = 0; i < predictions.size(0); ++i)
+      hits[predictions[i].item<int64_t>()]++; // expect: torch-sync-in-loop [warning] "'predictions[i].item()' waits for the GPU on every iteration"
+  }
+  std::cout << hits[0] << "\n";
+}
+
 void fixed_steps(torch::nn::Linear &model, torch::Device device) {
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
@@ -127,13 +141,19 @@ void once_per_epoch(torch::nn::Linear &model, torch::Device device) {
   auto x = torch::rand({64, 16}, torch::TensorOptions().device(device));
   for (int epoch = 0; epoch < 10; ++epoch) {
     auto epoch_loss = torch::zeros({}, torch::TensorOptions().device(device));
+    auto per_class = torch::zeros({4}, torch::TensorOptions().device(device));
     for (int step = 0; step < 100; ++step) { // expect: torch-missing-mixed-precision
-      auto loss = model(x).pow(2).mean();
+      auto output = model(x);
+      auto loss = output.pow(2).mean();
       loss.backward();
       optimizer.step();
       epoch_loss += loss.detach();
+      per_class += output.detach().sum(0);
     }
     std::cout << "epoch " << epoch << ": " << epoch_loss.item<float>() << "\n";
+    // Once per epoch too: a loop over the classes, outside the step loop.
+    for (int64_t k = 0; k < per_class.size(0); ++k)
+      std::cout << per_class[k].item<float>() << " ";
     torch::cuda::synchronize();
   }
 }
@@ -218,6 +238,7 @@ int main() {
   train(model, device);
   train_with_helper(model, device);
   evaluate(model, device);
+  per_sample_scores(model, device);
   fixed_steps(model, device);
   logging_interval(model, device);
   once_per_epoch(model, device);

@@ -137,6 +137,15 @@ TEST(Specification, SarifLogOfTestInputsIsComplete) {
     // (unless it opens with a quoted name) and closed with a period.
     std::string First = F["message"];
     First[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(First[0])));
+    // The text embeds links to the notes, so its literal brackets and
+    // backslashes are escaped.
+    std::string Escaped;
+    for (char C : First) {
+      if (C == '[' || C == ']' || C == '\\')
+        Escaped += '\\';
+      Escaped += C;
+    }
+    First = Escaped;
     EXPECT_EQ(Text.substr(0, First.size() + 1), First + ".") << Text;
     EXPECT_TRUE(std::isupper(static_cast<unsigned char>(Text[0])) || Text[0] == '\'')
         << Text;
