@@ -257,7 +257,7 @@ DeviceFlow::~DeviceFlow() = default;
 
 bool DeviceFlow::isTracked(QualType T) const {
   return api::isTensor(T) || api::moduleClassOf(T) || api::isDeviceLike(T) ||
-         api::isDataLoaderValue(T);
+         api::isDataLoaderValue(T) || api::isTensorTuple(T);
 }
 
 const Decl *DeviceFlow::canonical(const Analysis &A, const Decl *D) const {
@@ -482,6 +482,8 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
   if (const auto *DS = dyn_cast<DeclStmt>(St)) {
     for (const Decl *D : DS->decls()) {
       const auto *Var = dyn_cast<VarDecl>(D);
+      if (Var && Var->getInit() && api::isModuleContainer(Var->getType()))
+        forgetModulesIn(A, S, Var->getInit());
       if (!Var || !isTracked(Var->getType()))
         continue;
       const Expr *Init = Var->getInit();
@@ -507,7 +509,20 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
   }
 
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(St)) {
+    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+        api::isModuleContainer(Op->getArg(0)->getType())) {
+      forgetModulesIn(A, S, Op->getArg(1));
+      return;
+    }
     if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+      // std::tie(h, c) = ..., std::forward_as_tuple(out, std::tie(h, c)) =
+      // model->forward(...): each tied variable gets the tuple's device.
+      if (const auto *Tie =
+              dyn_cast<CallExpr>(api::ignoreWrappers(Op->getArg(0)));
+          Tie && api::isTupleOfReferences(Tie)) {
+        assignTied(A, S, Tie, eval(A, S, Op->getArg(1)));
+        return;
+      }
       if (isTracked(Op->getArg(0)->getType()))
         assign(S, storageOf(A, Op->getArg(0), /*Create=*/true),
                eval(A, S, Op->getArg(1)));
@@ -521,6 +536,13 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
 
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(St)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
+    // nets.push_back(model.ptr()), layers.emplace_back(conv), ...
+    if (api::isModuleContainer(
+            Member->getImplicitObjectArgument()->getType())) {
+      for (const Expr *Arg : Member->arguments())
+        forgetModulesIn(A, S, Arg);
+      return;
+    }
     if (api::isModuleTo(MD) && Member->getNumArgs() >= 1) {
       const Expr *Target = Member->getArg(0);
       if (!api::isDeviceLike(Target->getType()))
@@ -748,8 +770,55 @@ FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
   return unknown();
 }
 
+namespace {
+/// The module variables and members an expression names.
+class ModuleReferences : public RecursiveASTVisitor<ModuleReferences> {
+public:
+  bool shouldVisitImplicitCode() const { return true; }
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    if (isa<VarDecl>(Ref->getDecl()) && api::moduleClassOf(Ref->getType()))
+      Found.push_back(Ref);
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *Member) {
+    if (isa<FieldDecl>(Member->getMemberDecl()) &&
+        api::moduleClassOf(Member->getType()))
+      Found.push_back(Member);
+    return true;
+  }
+  llvm::SmallVector<const Expr *, 4> Found;
+};
+} // namespace
+
+void DeviceFlow::forgetModulesIn(Analysis &A, State &S, const Expr *E) {
+  ModuleReferences References;
+  References.TraverseStmt(const_cast<Expr *>(E));
+  for (const Expr *Ref : References.Found)
+    if (Storage Target = storageOf(A, Ref, /*Create=*/true))
+      assign(S, Target, unknown());
+}
+
+void DeviceFlow::assignTied(Analysis &A, State &S, const CallExpr *Tie,
+                            const FactSet &Facts) {
+  for (const Expr *Arg : Tie->arguments()) {
+    if (const auto *Nested = dyn_cast<CallExpr>(api::ignoreWrappers(Arg));
+        Nested && api::isTupleOfReferences(Nested)) {
+      assignTied(A, S, Nested, Facts);
+      continue;
+    }
+    if (isTracked(Arg->getType()))
+      if (Storage Target = storageOf(A, Arg, /*Create=*/true))
+        assign(S, Target, Facts);
+  }
+}
+
 FactSet DeviceFlow::evalDeclRef(Analysis &A, const State &S,
                                 const ValueDecl *D) {
+  // auto [output, state] = model->forward(...): the elements of a tuple are
+  // where the tuple is.
+  if (const auto *Binding = dyn_cast<BindingDecl>(D))
+    if (const ValueDecl *Whole = Binding->getDecomposedDecl())
+      return evalDeclRef(A, S, Whole);
   const Decl *Key = canonical(A, D);
   auto It = S.find(Key);
   if (It != S.end())
@@ -796,7 +865,8 @@ FactSet DeviceFlow::memberDeviceOfObject(Analysis &A, const State &S,
       return It->second;
   // A member of a global options object: what it starts as, and what user
   // code assigns to it.
-  const auto *Ref = dyn_cast<DeclRefExpr>(api::ignoreWrappers(Member->getBase()));
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(api::ignoreWrappers(Member->getBase()));
   const auto *Global = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   if (!Global || Global->hasLocalStorage() || Depth > MaxDepth)
     return unknown();
@@ -841,8 +911,9 @@ FactSet DeviceFlow::assignedGlobalFacts(const VarDecl *Global,
     Analysis *In = Store.In ? standalone(Store.In) : nullptr;
     if (!In) {
       // Asked while the assigning function is being solved: not final.
-      Provisional = Provisional || (Store.In && StandaloneInProgress.count(
-                                                    definitionOf(Store.In)));
+      Provisional =
+          Provisional ||
+          (Store.In && StandaloneInProgress.count(definitionOf(Store.In)));
       mergeFacts(Result, unknown());
       continue;
     }
@@ -1069,6 +1140,8 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD)
     return unknown();
+  if (api::isTupleGet(Call))
+    return eval(A, S, Call->getArg(0));
 
   auto FactoryResult = [&](const Expr *OptionsArg, Provenance How) {
     FactSet Options =

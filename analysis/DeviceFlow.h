@@ -154,6 +154,12 @@ private:
   bool functionReachable(const clang::FunctionDecl *FD);
   static bool mergeState(State &Into, const State &From);
   void transfer(Analysis &A, State &S, const clang::CFGElement &Element);
+  /// Modules that E puts in a container: code that walks the container may
+  /// move them, so where they are is no longer known.
+  void forgetModulesIn(Analysis &A, State &S, const clang::Expr *E);
+  /// Assigns each variable that a std::tie or std::forward_as_tuple names.
+  void assignTied(Analysis &A, State &S, const clang::CallExpr *Tie,
+                  const FactSet &Facts);
   std::optional<State> stateBefore(Analysis &A, const clang::Stmt *S);
 
   FactSet eval(Analysis &A, const State &S, const clang::Expr *E);
@@ -172,8 +178,7 @@ private:
   FactSet memberDeviceOfObject(Analysis &A, const State &S,
                                const clang::MemberExpr *Member);
   FactSet assignedGlobalFacts(const clang::VarDecl *Global,
-                              const clang::FieldDecl *Member,
-                              FactSet Initial);
+                              const clang::FieldDecl *Member, FactSet Initial);
   FactSet capturedFacts(const clang::FunctionDecl *Lambda,
                         const clang::VarDecl *Var);
 

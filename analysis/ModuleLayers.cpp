@@ -42,10 +42,19 @@ const CXXRecordDecl *layerIn(const CXXRecordDecl *Impl, LayerKind Is,
     return Is(Impl) ? Impl : nullptr;
   if (!Impl->hasDefinition())
     return nullptr;
-  for (const FieldDecl *Field : Impl->fields())
+  for (const FieldDecl *Field : Impl->fields()) {
     if (const CXXRecordDecl *Layer =
             layerIn(api::moduleClassOf(Field->getType()), Is, Depth + 1))
       return Layer;
+    // A container member filled where it is declared:
+    // `torch::nn::Sequential features{torch::nn::Conv2d(...), ...};`.
+    if (const Expr *Init = Field->getInClassInitializer()) {
+      LayerFinder Finder(Is, Depth);
+      Finder.TraverseStmt(const_cast<Expr *>(Init));
+      if (Finder.Found)
+        return Finder.Found;
+    }
+  }
   for (const CXXConstructorDecl *Ctor : Impl->ctors()) {
     LayerFinder Finder(Is, Depth);
     Finder.TraverseDecl(const_cast<CXXConstructorDecl *>(Ctor));

@@ -23,8 +23,8 @@ public:
       llvm::DenseSet<const FunctionDecl *> &Escaping,
       llvm::DenseMap<const FunctionDecl *, UnitIndex::CallSite> &Lambdas,
       llvm::DenseSet<const VarDecl *> &ChangedGlobals,
-      llvm::DenseMap<UnitIndex::StoreKey,
-                     std::vector<UnitIndex::GlobalStore>> &Stores,
+      llvm::DenseMap<UnitIndex::StoreKey, std::vector<UnitIndex::GlobalStore>>
+          &Stores,
       llvm::DenseSet<UnitIndex::StoreKey> &OpaqueStores)
       : Calls(Calls), Escaping(Escaping), Lambdas(Lambdas),
         ChangedGlobals(ChangedGlobals), Stores(Stores),
@@ -89,8 +89,7 @@ public:
 
   bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
     if (api::isModuleTo(Call->getMethodDecl()))
-      noteChange(api::withoutArrow(Call->getImplicitObjectArgument()),
-                 nullptr);
+      noteChange(api::withoutArrow(Call->getImplicitObjectArgument()), nullptr);
     return true;
   }
 
@@ -114,9 +113,8 @@ private:
     const FieldDecl *Member = nullptr;
     if (const auto *ME = dyn_cast_or_null<MemberExpr>(Bare)) {
       Member = dyn_cast<FieldDecl>(ME->getMemberDecl());
-      Bare = Member && !ME->isArrow()
-                 ? api::ignoreWrappers(ME->getBase())
-                 : nullptr;
+      Bare = Member && !ME->isArrow() ? api::ignoreWrappers(ME->getBase())
+                                      : nullptr;
     }
     const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Bare);
     const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
@@ -200,8 +198,8 @@ UnitIndex::globalStores(const VarDecl *Global, const FieldDecl *Member) {
   StoreKey Key{Global->getCanonicalDecl(), Member};
   // A change of the whole object changes each member.
   StoreKey Whole{Key.first, nullptr};
-  if (OpaqueStores.count(Key) || (Member && (OpaqueStores.count(Whole) ||
-                                             Stores.count(Whole))))
+  if (OpaqueStores.count(Key) ||
+      (Member && (OpaqueStores.count(Whole) || Stores.count(Whole))))
     return std::nullopt;
   auto It = Stores.find(Key);
   if (It == Stores.end())

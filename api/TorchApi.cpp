@@ -91,6 +91,62 @@ bool isTensor(QualType T) {
          hasQualifiedName(RD, "at::TensorBase");
 }
 
+bool isTensorTuple(QualType T) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
+  if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() ||
+      (Spec->getName() != "tuple" && Spec->getName() != "pair"))
+    return false;
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray()) {
+    if (Arg.getKind() == TemplateArgument::Type &&
+        (isTensor(Arg.getAsType()) || isTensorTuple(Arg.getAsType())))
+      return true;
+    if (Arg.getKind() == TemplateArgument::Pack)
+      for (const TemplateArgument &Element : Arg.pack_elements())
+        if (Element.getKind() == TemplateArgument::Type &&
+            (isTensor(Element.getAsType()) ||
+             isTensorTuple(Element.getAsType())))
+          return true;
+  }
+  return false;
+}
+
+namespace {
+bool isStdFunction(const CallExpr *Call,
+                   std::initializer_list<llvm::StringRef> Names) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->isInStdNamespace() || !FD->getIdentifier())
+    return false;
+  for (llvm::StringRef Name : Names)
+    if (FD->getName() == Name)
+      return true;
+  return false;
+}
+} // namespace
+
+bool isModuleContainer(QualType T) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      recordOf(T));
+  if (!Spec || !Spec->isInStdNamespace() ||
+      hasQualifiedName(Spec, "std::shared_ptr") ||
+      hasQualifiedName(Spec, "std::unique_ptr"))
+    return false;
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+    if (Arg.getKind() == TemplateArgument::Type &&
+        (moduleClassOf(Arg.getAsType()) || isModuleContainer(Arg.getAsType())))
+      return true;
+  return false;
+}
+
+bool isTupleOfReferences(const CallExpr *Call) {
+  return isStdFunction(Call, {"tie", "forward_as_tuple"});
+}
+
+bool isTupleGet(const CallExpr *Call) {
+  return Call && Call->getNumArgs() == 1 && isStdFunction(Call, {"get"}) &&
+         isTensorTuple(Call->getArg(0)->getType());
+}
+
 bool isTensorOptions(QualType T) {
   return isRecordNamed(T, "c10::TensorOptions");
 }

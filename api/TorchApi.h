@@ -42,6 +42,21 @@ const clang::Expr *ignoreWrappers(const clang::Expr *E);
 clang::QualType bareType(clang::QualType T);
 
 bool isTensor(clang::QualType T);
+
+/// std::tuple or std::pair holding a tensor (directly or in a nested tuple):
+/// what forward() of a recurrent module, or a project's loader, gives back.
+bool isTensorTuple(clang::QualType T);
+
+/// A standard container (vector, list, map, ...) whose elements are modules,
+/// module holders or pointers to modules.
+bool isModuleContainer(clang::QualType T);
+
+/// std::tie(...) or std::forward_as_tuple(...): a tuple of references whose
+/// assignment assigns each of its arguments.
+bool isTupleOfReferences(const clang::CallExpr *Call);
+
+/// std::get<N>(tuple), one of the tuple's elements.
+bool isTupleGet(const clang::CallExpr *Call);
 bool isTensorOptions(clang::QualType T);
 bool isDevice(clang::QualType T);
 bool isDeviceType(clang::QualType T);

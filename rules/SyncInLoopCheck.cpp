@@ -152,7 +152,14 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
                  "every step: check it every N steps, or on the device"
                : "accumulate on the device (running_loss += loss.detach()) "
                  "and read it once per epoch or logging interval";
-  FindingBuilder Finding = report(Ctx, Site->getSourceRange(), Message);
+  // At the method's name: in a chain that spans lines (`torch::nll_loss(\n
+  // ...).item<float>()`), the line that reads the value.
+  SourceRange Where = Site->getSourceRange();
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Site))
+    if (const auto *Callee = dyn_cast<MemberExpr>(Call->getCallee()))
+      if (Callee->getMemberLoc().isValid())
+        Where.setBegin(Callee->getMemberLoc());
+  FindingBuilder Finding = report(Ctx, Where, Message);
   Finding.remedy(Remedy);
   noteRunTimeChoices(Finding, Facts);
   if (Steers)

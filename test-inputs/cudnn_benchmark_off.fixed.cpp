@@ -47,6 +47,15 @@ struct AutoencoderImpl : torch::nn::Module {
 };
 TORCH_MODULE(Autoencoder);
 
+// Its convolutions are in a container filled where the member is declared.
+struct StagedNetImpl : torch::nn::Module {
+  StagedNetImpl() { register_module("stage", stage); }
+  torch::Tensor forward(torch::Tensor x) { return stage->forward(x); }
+  torch::nn::Sequential stage{torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 3)),
+                              torch::nn::BatchNorm2d(8), torch::nn::ReLU()};
+};
+TORCH_MODULE(StagedNet);
+
 // Named like one, but without a convolution.
 struct ConvLikeImpl : torch::nn::Module {
   ConvLikeImpl() : fc(register_module("fc", torch::nn::Linear(8, 8))) {}
@@ -157,6 +166,13 @@ void device_by_index(int rank) {
   replica->to(device); // expect: torch-cudnn-benchmark-off
 }
 
+void layers_in_a_member_initializer() {
+  torch::Device device = pick_device();
+  at::globalContext().setBenchmarkCuDNN(true);
+  StagedNet net;
+  net->to(device); // expect: torch-cudnn-benchmark-off
+}
+
 void two_models_on_one_device() {
   torch::Device device = pick_device();
   at::globalContext().setBenchmarkCuDNN(true);
@@ -214,6 +230,7 @@ int main(int argc, char **) {
   device_and_dtype();
   conv_layer_alone();
   device_by_index(argc - 1);
+  layers_in_a_member_initializer();
   two_models_on_one_device();
   no_convolution_on_the_gpu();
   convolutions_left_on_the_cpu();
