@@ -70,6 +70,7 @@ DeviceFlow &AnalysisContext::deviceFlow(ASTContext &Ctx) {
   return madeFor(WithGpu, Ctx, [&] {
     auto Flow = std::make_unique<DeviceFlow>(Ctx, Code, unitIndex(Ctx),
                                              Machine::WithGpu);
+    Flow->importSummaries(Imports);
     limit(Flow->cfgs());
     return Flow;
   });

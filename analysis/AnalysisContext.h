@@ -32,6 +32,7 @@ class AutocastFlow;
 class DeviceFlow;
 class FunctionCfgCache;
 class GradModeFlow;
+struct ImportedSummaries;
 class ModuleModes;
 class UnitIndex;
 
@@ -53,6 +54,11 @@ public:
   /// How many times each flow may visit each block of a function before it
   /// gives up on it (and the sink hears which); set before any rule asks.
   void setFlowBudget(unsigned PerBlock) { FlowBudget = PerBlock; }
+
+  /// What the other units of the program tell of theirs, for the device
+  /// flow of a run with a GPU (the CLI's summary pass); set before any rule
+  /// asks. A unit analyzed on its own (the plugin) has none.
+  void importSummaries(const ImportedSummaries *Given) { Imports = Given; }
 
   /// Who calls what in the unit.
   UnitIndex &unitIndex(clang::ASTContext &Ctx);
@@ -86,6 +92,7 @@ private:
   DistinctFindings Distinct;
   const RuleOptions *Options;
   unsigned FlowBudget;
+  const ImportedSummaries *Imports = nullptr;
   /// The functions each analysis gave up on, told once.
   std::set<std::pair<const clang::FunctionDecl *, std::string>> Overruns;
   /// Gives Cfgs this context's budget, and its overruns to the sink.

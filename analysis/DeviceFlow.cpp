@@ -2,16 +2,19 @@
 
 #include "analysis/ForwardFlow.h"
 
+#include "core/FindingBuilder.h"
 #include "core/UserCode.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/Mangle.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallSet.h"
 
 #include <algorithm>
 #include <tuple>
@@ -131,6 +134,11 @@ bool allUnknown(const FactSet &Facts) {
                       [](const DeviceFact &F) { return F.isKnown(); });
 }
 
+bool isStdFunction(const FunctionDecl *FD, llvm::StringRef Name) {
+  return FD && FD->getDeclName().isIdentifier() && FD->getName() == Name &&
+         FD->isInStdNamespace();
+}
+
 const FunctionDecl *definitionOf(const FunctionDecl *FD) {
   const FunctionDecl *Definition = nullptr;
   if (FD && FD->hasBody(Definition))
@@ -138,13 +146,6 @@ const FunctionDecl *definitionOf(const FunctionDecl *FD) {
   return nullptr;
 }
 
-bool isStdFunction(const FunctionDecl *FD, llvm::StringRef Name) {
-  return FD && FD->getDeclName().isIdentifier() && FD->getName() == Name &&
-         FD->isInStdNamespace();
-}
-
-/// The arguments of a call as the callee's parameters see them: the object
-/// of an operator call on a method is not a parameter.
 llvm::SmallVector<const Expr *, 4> parameterArgs(const CallExpr *Call,
                                                  const FunctionDecl *Callee) {
   llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
@@ -168,7 +169,9 @@ static auto orderKey(const DeviceFact &F) {
   return std::make_tuple(
       static_cast<int>(F.Kind), F.Index, static_cast<int>(F.How), F.Pinned,
       rawRange(F.Origin), rawRange(F.OriginDecl), rawRange(F.DeviceExpr),
-      rawRange(F.Literal), rawRange(F.Symbol), F.RunTimeChoice);
+      rawRange(F.Literal), rawRange(F.Symbol), F.RunTimeChoice,
+      F.Remote ? F.Remote->File : std::string(),
+      F.Remote ? F.Remote->Begin.Offset : 0u);
 }
 
 bool DeviceFact::operator==(const DeviceFact &O) const {
@@ -176,7 +179,7 @@ bool DeviceFact::operator==(const DeviceFact &O) const {
          Symbol == O.Symbol && DeviceExpr == O.DeviceExpr &&
          Literal == O.Literal && Origin == O.Origin &&
          OriginDecl == O.OriginDecl && Pinned == O.Pinned &&
-         RunTimeChoice == O.RunTimeChoice;
+         RunTimeChoice == O.RunTimeChoice && Remote == O.Remote;
 }
 
 bool DeviceFact::operator<(const DeviceFact &O) const {
@@ -257,7 +260,8 @@ DeviceFlow::~DeviceFlow() = default;
 
 bool DeviceFlow::isTracked(QualType T) const {
   return api::isTensor(T) || api::moduleClassOf(T) || api::isDeviceLike(T) ||
-         api::isDataLoaderValue(T) || api::isTensorTuple(T);
+         api::isDataLoaderValue(T) || api::isTensorTuple(T) ||
+         api::isTensorSequence(T);
 }
 
 const Decl *DeviceFlow::canonical(const Analysis &A, const Decl *D) const {
@@ -523,14 +527,29 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
         assignTied(A, S, Tie, eval(A, S, Op->getArg(1)));
         return;
       }
+      // outputs[i] = t, outputs.at(i) = t: an element of a sequence.
+      const Expr *Target = api::ignoreWrappers(Op->getArg(0));
+      const Expr *Element = nullptr;
+      if (const auto *Access = dyn_cast<CXXMemberCallExpr>(Target))
+        Element = Access->getImplicitObjectArgument();
+      else if (const auto *Index = dyn_cast<CXXOperatorCallExpr>(Target);
+               Index && Index->getOperator() == OO_Subscript)
+        Element = Index->getArg(0);
+      if (Element && api::isTensorSequence(Element->getType())) {
+        addToSequence(A, S, Element, eval(A, S, Op->getArg(1)));
+        return;
+      }
       if (isTracked(Op->getArg(0)->getType()))
         assign(S, storageOf(A, Op->getArg(0), /*Create=*/true),
                eval(A, S, Op->getArg(1)));
       return;
     }
-    if (const FunctionDecl *Callee = definitionOf(Op->getDirectCallee()))
+    if (const FunctionDecl *Callee = definitionOf(Op->getDirectCallee())) {
       if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
         applyCalleeEffects(A, S, Callee, parameterArgs(Op, Callee));
+    } else if (const FunctionDecl *Declared = Op->getDirectCallee()) {
+      forgetFilledByUnknownCallee(A, S, Declared, parameterArgs(Op, Declared));
+    }
     return;
   }
 
@@ -543,6 +562,20 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
         forgetModulesIn(A, S, Arg);
       return;
     }
+    // inputs.push_back(t), outputs.emplace_back(t)
+    if (api::isTensorSequence(Member->getImplicitObjectArgument()->getType())) {
+      llvm::StringRef Name =
+          MD && MD->getIdentifier() ? MD->getName() : llvm::StringRef();
+      if (Name == "push_back" || Name == "emplace_back" || Name == "insert" ||
+          Name == "emplace") {
+        FactSet Added;
+        for (const Expr *Arg : Member->arguments())
+          if (isTracked(Arg->getType()))
+            mergeFacts(Added, eval(A, S, Arg));
+        addToSequence(A, S, Member->getImplicitObjectArgument(), Added);
+      }
+      return;
+    }
     if (api::isModuleTo(MD) && Member->getNumArgs() >= 1) {
       const Expr *Target = Member->getArg(0);
       if (!api::isDeviceLike(Target->getType()))
@@ -553,9 +586,12 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
                      Target));
       return;
     }
-    if (const FunctionDecl *Callee = definitionOf(MD))
+    if (const FunctionDecl *Callee = definitionOf(MD)) {
       if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
         applyCalleeEffects(A, S, Callee, parameterArgs(Member, Callee));
+    } else if (MD) {
+      forgetFilledByUnknownCallee(A, S, MD, parameterArgs(Member, MD));
+    }
     return;
   }
 
@@ -570,9 +606,40 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
              single(DeviceKind::CPU, Provenance::Loaded, Call));
       return;
     }
-    if (const FunctionDecl *Callee = definitionOf(FD))
+    if (const FunctionDecl *Callee = definitionOf(FD)) {
       if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
         applyCalleeEffects(A, S, Callee, parameterArgs(Call, Callee));
+    } else {
+      forgetFilledByUnknownCallee(A, S, FD, parameterArgs(Call, FD));
+    }
+  }
+}
+
+void DeviceFlow::addToSequence(Analysis &A, State &S, const Expr *Sequence,
+                               const FactSet &Facts) {
+  Storage Key = storageOf(A, Sequence, /*Create=*/true);
+  if (!Key)
+    return;
+  FactSet Held;
+  if (auto It = S.find(Key); It != S.end())
+    Held = It->second;
+  else
+    Held = eval(A, S, Sequence);
+  mergeFacts(Held, Facts);
+  S[Key] = std::move(Held);
+}
+
+void DeviceFlow::forgetFilledByUnknownCallee(
+    Analysis &A, State &S, const FunctionDecl *Callee,
+    llvm::ArrayRef<const Expr *> Args) {
+  for (unsigned I = 0; I < Callee->getNumParams() && I < Args.size(); ++I) {
+    QualType T = Callee->getParamDecl(I)->getType();
+    if (!T->isReferenceType() || T.getNonReferenceType().isConstQualified())
+      continue;
+    if (!api::isTensorSequence(T) && !api::isTensorTuple(T))
+      continue;
+    if (Storage Target = storageOf(A, Args[I], /*Create=*/true))
+      assign(S, Target, unknown());
   }
 }
 
@@ -996,6 +1063,10 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     return evalDeclRef(A, S, Ref->getDecl());
 
+  if (api::isTensorSequence(T) || api::isTensorTuple(T))
+    if (std::optional<FactSet> Elements = evalAggregate(A, S, E))
+      return *Elements;
+
   if (const auto *Member = dyn_cast<MemberExpr>(E)) {
     const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
     if (isa<CXXThisExpr>(Base))
@@ -1015,6 +1086,10 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
     const Expr *Object = Member->getImplicitObjectArgument();
+    // inputs.at(0), outputs.front(): an element of a sequence of tensors.
+    if (Object && api::isTensorSequence(Object->getType()) &&
+        api::isTensor(Member->getType()))
+      return eval(A, S, Object);
     if (api::isModuleCall(Member)) {
       FactSet Module = eval(A, S, Object);
       const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
@@ -1061,13 +1136,20 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
           return Facts;
         return withPinned(std::move(Facts), false);
       }
+      if (api::isTensorSequence(Member->getType()) ||
+          api::isTensorTuple(Member->getType()))
+        return eval(A, S, Object); // split(), chunk(), unbind(), max(dim)
       return unknown();
     }
     if (api::isDataLoaderValue(Member->getType()))
       return dataLoaderFacts(Member);
-    if (const FunctionDecl *Callee = definitionOf(MD))
+    if (const FunctionDecl *Callee = definitionOf(MD)) {
       if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
         return calleeReturn(A, S, Callee, parameterArgs(Member, Callee));
+    } else if (std::optional<FactSet> Returned = importedReturn(
+                   A, S, Member, MD, parameterArgs(Member, MD))) {
+      return *Returned;
+    }
     return unknown();
   }
 
@@ -1088,6 +1170,9 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     }
     if (Kind == OO_Arrow && Op->getNumArgs() >= 1)
       return eval(A, S, Op->getArg(0));
+    if (Kind == OO_Subscript && Op->getNumArgs() == 2 &&
+        api::isTensorSequence(Op->getArg(0)->getType()))
+      return eval(A, S, Op->getArg(0));
     if (Kind == OO_Star && Op->getNumArgs() == 1) {
       if (api::isDataLoaderValue(Op->getType()))
         return dataLoaderFacts(Op);
@@ -1095,9 +1180,16 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     }
     if (Kind == OO_Equal && Op->getNumArgs() == 2)
       return eval(A, S, Op->getArg(1));
-    if (const FunctionDecl *Callee = definitionOf(Op->getDirectCallee()))
+    if (const FunctionDecl *Callee = definitionOf(Op->getDirectCallee())) {
       if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
         return calleeReturn(A, S, Callee, parameterArgs(Op, Callee));
+    } else if (const FunctionDecl *Declared = Op->getDirectCallee()) {
+      // An operator of the program defined in another unit: a loss's
+      // operator().
+      if (std::optional<FactSet> Returned =
+              importedReturn(A, S, Op, Declared, parameterArgs(Op, Declared)))
+        return *Returned;
+    }
     if (api::isTensor(Op->getType())) {
       // Arithmetic, comparison, indexing: where the tensor operands are.
       FactSet Result;
@@ -1190,19 +1282,66 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
       return single(DeviceKind::CPU, Provenance::ModuleCreated, Call);
     return unknown();
   }
+  if (isStdFunction(FD, "make_tuple") || isStdFunction(FD, "make_pair")) {
+    FactSet Result;
+    for (const Expr *Arg : Call->arguments())
+      if (isTracked(Arg->getType()))
+        mergeFacts(Result, eval(A, S, Arg));
+    return Result.empty() ? unknown() : Result;
+  }
   if (!api::torchFunctionName(FD).empty()) {
-    if (!api::isTensor(Call->getType()))
+    QualType Returned = Call->getType();
+    if (!api::isTensor(Returned) && !api::isTensorSequence(Returned) &&
+        !api::isTensorTuple(Returned))
       return unknown();
     FactSet Result;
     for (const Expr *Arg : Call->arguments())
-      if (api::isTensor(Arg->getType()))
+      if (api::isTensor(Arg->getType()) ||
+          api::isTensorSequence(Arg->getType()))
         mergeFacts(Result, eval(A, S, Arg));
     return Result.empty() ? unknown() : withPinned(std::move(Result), false);
   }
-  if (const FunctionDecl *Callee = definitionOf(FD))
+  if (const FunctionDecl *Callee = definitionOf(FD)) {
     if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
       return calleeReturn(A, S, Callee, parameterArgs(Call, Callee));
+  } else if (std::optional<FactSet> Returned =
+                 importedReturn(A, S, Call, FD, parameterArgs(Call, FD))) {
+    return *Returned;
+  }
   return unknown();
+}
+
+std::optional<FactSet> DeviceFlow::evalAggregate(Analysis &A, const State &S,
+                                                 const Expr *E) {
+  llvm::SmallVector<const Expr *, 4> Parts;
+  if (const auto *Std = dyn_cast<CXXStdInitializerListExpr>(E))
+    E = api::ignoreWrappers(Std->getSubExpr());
+  if (const auto *List = dyn_cast<InitListExpr>(E)) {
+    Parts.append(List->inits().begin(), List->inits().end());
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    for (const Expr *Arg : Construct->arguments()) {
+      const Expr *Bare = api::ignoreWrappers(Arg);
+      if (isTracked(Arg->getType()) || isa<InitListExpr>(Bare) ||
+          isa<CXXStdInitializerListExpr>(Bare))
+        Parts.push_back(Arg);
+    }
+    // An empty sequence, or n undefined tensors: no device yet.
+    if (Parts.empty())
+      return FactSet();
+  } else {
+    return std::nullopt;
+  }
+  FactSet Result;
+  for (const Expr *Part : Parts) {
+    const Expr *Bare = api::ignoreWrappers(Part);
+    if (isa<InitListExpr>(Bare) || isa<CXXStdInitializerListExpr>(Bare)) {
+      if (std::optional<FactSet> Nested = evalAggregate(A, S, Bare))
+        mergeFacts(Result, *Nested);
+    } else if (isTracked(Part->getType())) {
+      mergeFacts(Result, eval(A, S, Part));
+    }
+  }
+  return Result;
 }
 
 FactSet DeviceFlow::calleeReturn(Analysis &A, const State &S,
@@ -1226,9 +1365,13 @@ FactSet DeviceFlow::calleeReturn(Analysis &A, const State &S,
   Analysis *C = analyze(Callee, Arguments);
   if (!C)
     return unknown();
+  return returnedFacts(*C);
+}
+
+FactSet DeviceFlow::returnedFacts(Analysis &C) {
   FactSet Result;
-  for (const CFGBlock *Block : *C->Cfg->Graph) {
-    if (!C->Solved->reaches(Block->getBlockID()))
+  for (const CFGBlock *Block : *C.Cfg->Graph) {
+    if (!C.Solved->reaches(Block->getBlockID()))
       continue;
     for (const CFGElement &Element : *Block) {
       std::optional<CFGStmt> Statement = Element.getAs<CFGStmt>();
@@ -1236,9 +1379,9 @@ FactSet DeviceFlow::calleeReturn(Analysis &A, const State &S,
           Statement ? dyn_cast<ReturnStmt>(Statement->getStmt()) : nullptr;
       if (!Return || !Return->getRetValue())
         continue;
-      std::optional<State> At = stateBefore(*C, Return);
+      std::optional<State> At = stateBefore(C, Return);
       if (At)
-        mergeFacts(Result, eval(*C, *At, Return->getRetValue()));
+        mergeFacts(Result, eval(C, *At, Return->getRetValue()));
     }
   }
   return Result;
@@ -1255,6 +1398,10 @@ FactSet DeviceFlow::paramFacts(const ParmVarDecl *Param) {
   const auto *FD = dyn_cast<FunctionDecl>(Param->getDeclContext());
   std::optional<llvm::ArrayRef<CallSite>> Sites =
       FD ? Index.callSites(FD) : std::nullopt;
+  std::optional<FactSet> Imported =
+      Sites ? importedCallerFacts(Param) : std::nullopt;
+  if (Sites && Sites->empty() && Imported)
+    return ParamCache[Param] = *Imported;
   if (!Sites || Sites->empty()) {
     // A device its callers choose: with a GPU, it is one on some run. Not
     // for a function of a header, which the units that include it call: the
@@ -1296,6 +1443,8 @@ FactSet DeviceFlow::paramFacts(const ParmVarDecl *Param) {
     else
       mergeFacts(Result, unknown());
   }
+  if (Imported)
+    mergeFacts(Result, *Imported);
   if (FieldsInProgress.empty())
     ParamCache[Param] = Result;
   return Result;
@@ -1501,6 +1650,275 @@ bool DeviceFlow::reachable(const Stmt *S) {
   if (!Place)
     return true;
   return A->Solved->reaches(Place->Block);
+}
+
+//===----------------------------------------------------------------------===//
+// Summaries: what the other units of the program tell, and what this one
+// tells them
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The parameters of a function being summarized carry these devices, one
+/// per parameter: what reaches a return from parameter I is on "GPU
+/// ParameterMarker + I".
+constexpr int ParameterMarker = 1 << 20;
+
+bool isParameterMarker(const DeviceFact &F) {
+  return F.Kind == DeviceKind::CUDA && F.Index >= ParameterMarker;
+}
+} // namespace
+
+std::optional<std::string> DeviceFlow::linkName(const FunctionDecl *FD) {
+  FD = FD->getCanonicalDecl();
+  if (auto It = LinkNames.find(FD); It != LinkNames.end())
+    return It->second;
+  std::optional<std::string> Name;
+  const auto *Method = dyn_cast<CXXMethodDecl>(FD);
+  if (FD->isExternallyVisible() && !FD->isDependentContext() &&
+      !isa<CXXDestructorDecl>(FD) &&
+      !(Method && Method->getParent()->isLambda())) {
+    if (!Mangler)
+      Mangler.reset(Ctx.createMangleContext());
+    if (Mangler->shouldMangleDeclName(FD)) {
+      std::string Text;
+      llvm::raw_string_ostream OS(Text);
+      if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD))
+        Mangler->mangleName(GlobalDecl(Ctor, Ctor_Complete), OS);
+      else
+        Mangler->mangleName(GlobalDecl(FD), OS);
+      Name = OS.str();
+    } else if (FD->getDeclName().isIdentifier()) {
+      Name = FD->getName().str(); // extern "C"
+    }
+  }
+  LinkNames[FD] = Name;
+  return Name;
+}
+
+DeviceFact DeviceFlow::fromRemote(const RemoteFact &R) {
+  DeviceFact F;
+  F.Kind = R.Kind;
+  F.Index = R.Index;
+  F.How = R.How;
+  F.Pinned = R.Pinned;
+  F.RunTimeChoice = R.RunTimeChoice;
+  if (R.Where) {
+    // One Span per place, so that equal facts stay equal.
+    auto Key = std::make_tuple(R.Where->File, R.Where->Begin.Offset,
+                               R.Where->End.Offset);
+    auto [It, Inserted] = RemoteSpans.try_emplace(Key, nullptr);
+    if (Inserted) {
+      RemoteOrigins.push_back(*R.Where);
+      It->second = &RemoteOrigins.back();
+    }
+    F.Remote = It->second;
+  }
+  return F;
+}
+
+RemoteFact DeviceFlow::toRemote(const DeviceFact &F) {
+  RemoteFact R;
+  R.Kind = F.Kind;
+  R.Index = F.Index;
+  R.How = F.How;
+  R.Pinned = F.Pinned;
+  R.RunTimeChoice = F.RunTimeChoice;
+  // A device is chosen where it is written; a tensor or a module is put on
+  // it where it is moved or made.
+  bool Chosen = F.How == Provenance::DeviceLiteral ||
+                F.How == Provenance::Unknown ||
+                F.How == Provenance::ChosenByCaller;
+  if (F.Remote)
+    R.Where = *F.Remote;
+  else if (F.isKnown())
+    R.Where = resolveSpan(Ctx, Code,
+                          Chosen && F.Literal ? F.Literal->getSourceRange()
+                                              : F.originRange());
+  return R;
+}
+
+std::optional<FactSet>
+DeviceFlow::importedCallerFacts(const ParmVarDecl *Param) {
+  const auto *FD = dyn_cast<FunctionDecl>(Param->getDeclContext());
+  if (!FD || !isTracked(Param->getType()))
+    return std::nullopt;
+  std::optional<std::string> Name = linkName(FD);
+  if (!Name)
+    return std::nullopt;
+  AskedCallers.insert(*Name);
+  if (!Imports)
+    return std::nullopt;
+  auto It = Imports->Callers.find(*Name);
+  unsigned Position = Param->getFunctionScopeIndex();
+  if (It == Imports->Callers.end() || Position >= It->second.size() ||
+      It->second[Position].empty())
+    return std::nullopt;
+  QualType T = api::bareType(Param->getType());
+  bool IsDevice = api::isDevice(T) || api::isDeviceType(T);
+  FactSet Result;
+  llvm::SmallSet<int, 2> Kinds;
+  for (const RemoteFact &R : It->second[Position]) {
+    DeviceFact F = fromRemote(R);
+    // A device a caller got from somewhere unknown is still its choice: with
+    // a GPU, a GPU on some run.
+    if (!F.isKnown() && IsDevice && On == Machine::WithGpu) {
+      F.Kind = DeviceKind::CUDA;
+      F.How = Provenance::ChosenByCaller;
+      F.RunTimeChoice = true;
+    }
+    if (F.isKnown())
+      Kinds.insert(static_cast<int>(F.Kind));
+    F.Symbol = Param;
+    F.OriginDecl = Param;
+    Result.push_back(F);
+  }
+  // Callers that disagree make the device a choice made at run time: no
+  // error holds on every run.
+  if (Kinds.size() > 1)
+    for (DeviceFact &F : Result)
+      F.RunTimeChoice = F.isKnown() && F.Kind != DeviceKind::CPU;
+  sortFacts(Result);
+  return Result;
+}
+
+std::optional<FactSet>
+DeviceFlow::importedReturn(Analysis &A, const State &S, const CallExpr *Call,
+                           const FunctionDecl *Callee,
+                           llvm::ArrayRef<const Expr *> Args) {
+  if (!isTracked(Call->getType()) ||
+      !Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+    return std::nullopt;
+  std::optional<std::string> Name = linkName(Callee);
+  if (!Name)
+    return std::nullopt;
+  AskedReturns.insert(*Name);
+  if (!Imports)
+    return std::nullopt;
+  auto It = Imports->Returns.find(*Name);
+  if (It == Imports->Returns.end())
+    return std::nullopt;
+  FactSet Result;
+  for (unsigned Position : It->second.FromParameters)
+    mergeFacts(Result, Position < Args.size()
+                           ? withPinned(eval(A, S, Args[Position]), false)
+                           : unknown());
+  FactSet Own;
+  for (const RemoteFact &R : It->second.Facts) {
+    DeviceFact F = fromRemote(R);
+    if (F.isKnown())
+      F.Origin = Call;
+    Own.push_back(F);
+  }
+  sortFacts(Own);
+  mergeFacts(Result, Own);
+  return Result.empty() ? unknown() : Result;
+}
+
+UnitSummary DeviceFlow::summarize() {
+  UnitSummary Summary;
+  const SourceManager &SM = Ctx.getSourceManager();
+  // What this unit's functions return, for the units that call them.
+  for (const FunctionDecl *FD : Index.definitions()) {
+    if (!SM.isInMainFile(FD->getLocation()))
+      continue;
+    bool TakesTracked =
+        llvm::any_of(FD->parameters(), [&](const ParmVarDecl *P) {
+          return isTracked(P->getType());
+        });
+    if (!TakesTracked && !isTracked(FD->getReturnType()))
+      continue;
+    std::optional<std::string> Name = linkName(FD);
+    if (!Name)
+      continue;
+    Summary.Defines.insert(*Name);
+    if (!isTracked(FD->getReturnType()))
+      continue;
+    Bindings Markers;
+    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+      const ParmVarDecl *Param = FD->getParamDecl(I);
+      if (!isTracked(Param->getType())) {
+        Markers.push_back(FactSet());
+        continue;
+      }
+      DeviceFact Marker;
+      Marker.Kind = DeviceKind::CUDA;
+      Marker.Index = ParameterMarker + static_cast<int>(I);
+      Marker.Symbol = Param;
+      Markers.push_back(FactSet{Marker});
+    }
+    Analysis *C = analyze(FD, Markers);
+    if (!C)
+      continue;
+    ReturnSummary Returned;
+    for (const DeviceFact &F : returnedFacts(*C)) {
+      if (isParameterMarker(F))
+        Returned.FromParameters.insert(
+            static_cast<unsigned>(F.Index - ParameterMarker));
+      else
+        Returned.Facts.push_back(toRemote(F));
+    }
+    std::sort(Returned.Facts.begin(), Returned.Facts.end());
+    Returned.Facts.erase(
+        std::unique(Returned.Facts.begin(), Returned.Facts.end()),
+        Returned.Facts.end());
+    bool Informative = !Returned.FromParameters.empty() ||
+                       llvm::any_of(Returned.Facts, [](const RemoteFact &R) {
+                         return R.Kind != DeviceKind::Unknown;
+                       });
+    if (Informative)
+      Summary.Returns[*Name] = std::move(Returned);
+  }
+  // What this unit passes to the functions it calls and does not define.
+  for (const FunctionDecl *Callee : Index.callees()) {
+    if (definitionOf(Callee) || !Code.isAnalyzed(Callee->getLocation(), SM) ||
+        llvm::none_of(Callee->parameters(), [&](const ParmVarDecl *P) {
+          return isTracked(P->getType());
+        }))
+      continue;
+    std::optional<std::string> Name = linkName(Callee);
+    std::optional<llvm::ArrayRef<CallSite>> Sites = Index.callSites(Callee);
+    if (!Name || !Sites)
+      continue;
+    std::vector<RemoteFacts> Passed(Callee->getNumParams());
+    for (const CallSite &Site : *Sites) {
+      Analysis *Caller = Site.Caller ? standalone(Site.Caller) : nullptr;
+      std::optional<State> At;
+      if (Caller)
+        At = stateBefore(*Caller, Site.Call);
+      else if (!Site.Caller)
+        continue;
+      if (Caller && !At)
+        continue; // the call does not happen on this machine
+      llvm::SmallVector<const Expr *, 4> Args;
+      if (const auto *Call = dyn_cast<CallExpr>(Site.Call))
+        Args = parameterArgs(Call, Callee);
+      else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Site.Call))
+        Args.assign(Construct->arg_begin(), Construct->arg_end());
+      for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
+        const ParmVarDecl *Param = Callee->getParamDecl(I);
+        if (!isTracked(Param->getType()))
+          continue;
+        FactSet Facts;
+        if (!Caller)
+          Facts = unknown();
+        else if (I < Args.size() && !isa<CXXDefaultArgExpr>(Args[I]))
+          Facts = eval(*Caller, *At, Args[I]);
+        else if (I < Args.size())
+          Facts = eval(*Caller, State(), Args[I]);
+        else
+          Facts = unknown();
+        RemoteFacts Remote;
+        for (const DeviceFact &F : Facts)
+          Remote.push_back(toRemote(F));
+        std::sort(Remote.begin(), Remote.end());
+        mergeRemoteFacts(Passed[I], Remote);
+      }
+    }
+    Summary.Passes[*Name] = std::move(Passed);
+  }
+  Summary.AskedCallers = AskedCallers;
+  Summary.AskedReturns = AskedReturns;
+  return Summary;
 }
 
 } // namespace torchlint

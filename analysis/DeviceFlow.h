@@ -22,6 +22,7 @@
 #define TORCHLINT_ANALYSIS_DEVICEFLOW_H
 
 #include "analysis/FunctionCfg.h"
+#include "analysis/Summaries.h"
 #include "analysis/UnitIndex.h"
 #include "api/TorchApi.h"
 
@@ -31,9 +32,13 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -41,6 +46,7 @@ namespace clang {
 class ASTContext;
 class CallExpr;
 class LambdaExpr;
+class MangleContext;
 class MemberExpr;
 } // namespace clang
 
@@ -89,6 +95,9 @@ struct DeviceFact {
   /// a device parameter whose callers are elsewhere. The opportunity rules
   /// count it as the GPU; no error does (mayDiffer).
   bool RunTimeChoice = false;
+  /// For a fact another unit told of: where in that unit the value got its
+  /// device, if known (owned by the DeviceFlow).
+  const Span *Remote = nullptr;
 
   clang::SourceRange originRange() const;
 
@@ -134,6 +143,16 @@ public:
 
   /// Who calls what in the unit, which the flow follows across calls.
   UnitIndex &index() { return Index; }
+
+  /// What the other units of the program tell this one: the arguments their
+  /// calls pass to its functions, what the functions it calls return. Set
+  /// before the first question; null (the default) for a unit on its own.
+  void importSummaries(const ImportedSummaries *Imports) {
+    this->Imports = Imports;
+  }
+  /// What this unit tells the others, including which of their summaries it
+  /// looked for.
+  UnitSummary summarize();
   using CallSite = UnitIndex::CallSite;
 
 private:
@@ -181,6 +200,33 @@ private:
                               const clang::FieldDecl *Member, FactSet Initial);
   FactSet capturedFacts(const clang::FunctionDecl *Lambda,
                         const clang::VarDecl *Var);
+  /// The facts of the values Analysis C returns.
+  FactSet returnedFacts(Analysis &C);
+  /// A sequence or tuple of tensors built here ({a, b}, a vector made from
+  /// an initializer list, a TensorList from a vector): its elements' facts.
+  std::optional<FactSet> evalAggregate(Analysis &A, const State &S,
+                                       const clang::Expr *E);
+  /// seq.push_back(t), seq[i] = t: Sequence may now hold t's device too.
+  void addToSequence(Analysis &A, State &S, const clang::Expr *Sequence,
+                     const FactSet &Facts);
+  /// A function the unit cannot see may fill the sequences and tuples it is
+  /// given by reference: what they hold is no longer known.
+  void forgetFilledByUnknownCallee(Analysis &A, State &S,
+                                   const clang::FunctionDecl *Callee,
+                                   llvm::ArrayRef<const clang::Expr *> Args);
+
+  /// Summaries: the name that identifies a function in every unit (its
+  /// mangled name), if other units can call it.
+  std::optional<std::string> linkName(const clang::FunctionDecl *FD);
+  /// What the other units pass for Param of a function of this unit.
+  std::optional<FactSet> importedCallerFacts(const clang::ParmVarDecl *Param);
+  /// What Callee, defined in another unit, returns for these arguments.
+  std::optional<FactSet>
+  importedReturn(Analysis &A, const State &S, const clang::CallExpr *Call,
+                 const clang::FunctionDecl *Callee,
+                 llvm::ArrayRef<const clang::Expr *> Args);
+  DeviceFact fromRemote(const RemoteFact &R);
+  RemoteFact toRemote(const DeviceFact &F);
 
   /// Where E is kept, or null for a temporary. Create: make the key of a
   /// member of a local object if it does not exist yet.
@@ -217,6 +263,16 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, bool> Reachable;
   unsigned Depth = 0;
   unsigned EvalNesting = 0;
+
+  const ImportedSummaries *Imports = nullptr;
+  std::set<std::string> AskedCallers;
+  std::set<std::string> AskedReturns;
+  std::deque<Span> RemoteOrigins;
+  std::map<std::tuple<std::string, unsigned, unsigned>, const Span *>
+      RemoteSpans;
+  std::unique_ptr<clang::MangleContext> Mangler;
+  llvm::DenseMap<const clang::FunctionDecl *, std::optional<std::string>>
+      LinkNames;
 };
 
 } // namespace torchlint

@@ -25,10 +25,11 @@ public:
       llvm::DenseSet<const VarDecl *> &ChangedGlobals,
       llvm::DenseMap<UnitIndex::StoreKey, std::vector<UnitIndex::GlobalStore>>
           &Stores,
-      llvm::DenseSet<UnitIndex::StoreKey> &OpaqueStores)
+      llvm::DenseSet<UnitIndex::StoreKey> &OpaqueStores,
+      std::vector<const FunctionDecl *> &Defined)
       : Calls(Calls), Escaping(Escaping), Lambdas(Lambdas),
         ChangedGlobals(ChangedGlobals), Stores(Stores),
-        OpaqueStores(OpaqueStores) {}
+        OpaqueStores(OpaqueStores), Defined(Defined) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return true; }
@@ -39,8 +40,10 @@ public:
     // visited on their own.
     if (FD && FD->isDependentContext())
       return true;
-    if (FD && FD->doesThisDeclarationHaveABody())
+    if (FD && FD->doesThisDeclarationHaveABody()) {
       Stack.push_back(FD);
+      Defined.push_back(FD);
+    }
     bool Result = Base::TraverseDecl(D);
     if (FD && FD->doesThisDeclarationHaveABody())
       Stack.pop_back();
@@ -137,6 +140,7 @@ private:
   llvm::DenseMap<UnitIndex::StoreKey, std::vector<UnitIndex::GlobalStore>>
       &Stores;
   llvm::DenseSet<UnitIndex::StoreKey> &OpaqueStores;
+  std::vector<const FunctionDecl *> &Defined;
   std::vector<const FunctionDecl *> Stack;
   llvm::DenseSet<const Expr *> CalleeRefs;
 };
@@ -147,7 +151,7 @@ void UnitIndex::build() {
     return;
   Built = true;
   CallIndexer Indexer(Calls, Escaping, Lambdas, ChangedGlobals, Stores,
-                      OpaqueStores);
+                      OpaqueStores, Defined);
   const SourceManager &SM = Ctx.getSourceManager();
   for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
     if (Code.isAnalyzed(D->getLocation(), SM))
@@ -168,6 +172,19 @@ UnitIndex::callSites(const FunctionDecl *FD) {
   if (It == Calls.end())
     return llvm::ArrayRef<CallSite>();
   return llvm::ArrayRef<CallSite>(It->second);
+}
+
+std::vector<const FunctionDecl *> UnitIndex::callees() {
+  build();
+  std::vector<const FunctionDecl *> Result;
+  for (const auto &Entry : Calls)
+    Result.push_back(Entry.first);
+  return Result;
+}
+
+llvm::ArrayRef<const FunctionDecl *> UnitIndex::definitions() {
+  build();
+  return Defined;
 }
 
 std::optional<UnitIndex::CallSite>

@@ -48,6 +48,11 @@ public:
   std::optional<llvm::ArrayRef<CallSite>>
   callSites(const clang::FunctionDecl *FD);
 
+  /// Every function user code calls (canonical declarations), in no order.
+  std::vector<const clang::FunctionDecl *> callees();
+  /// The functions with a body in user code, in the order they appear.
+  llvm::ArrayRef<const clang::FunctionDecl *> definitions();
+
   /// For a lambda's call operator: the lambda expression and the function that
   /// creates it.
   std::optional<CallSite> lambdaOrigin(const clang::FunctionDecl *CallOperator);
@@ -92,6 +97,7 @@ private:
   llvm::DenseMap<StoreKey, std::vector<GlobalStore>> Stores;
   /// Globals and members changed other than by a plain assignment.
   llvm::DenseSet<StoreKey> OpaqueStores;
+  std::vector<const clang::FunctionDecl *> Defined;
 };
 
 } // namespace torchlint

@@ -111,6 +111,19 @@ bool isTensorTuple(QualType T) {
   return false;
 }
 
+bool isTensorSequence(QualType T) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
+  if (!Spec || Spec->getTemplateArgs().size() < 1 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type ||
+      !isTensor(Spec->getTemplateArgs()[0].getAsType()))
+    return false;
+  return hasQualifiedName(Spec, "std::vector") ||
+         hasQualifiedName(Spec, "std::initializer_list") ||
+         hasQualifiedName(Spec, "c10::ArrayRef") ||
+         hasQualifiedName(Spec, "c10::IListRef");
+}
+
 namespace {
 bool isStdFunction(const CallExpr *Call,
                    std::initializer_list<llvm::StringRef> Names) {
@@ -125,8 +138,8 @@ bool isStdFunction(const CallExpr *Call,
 } // namespace
 
 bool isModuleContainer(QualType T) {
-  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-      recordOf(T));
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
   if (!Spec || !Spec->isInStdNamespace() ||
       hasQualifiedName(Spec, "std::shared_ptr") ||
       hasQualifiedName(Spec, "std::unique_ptr"))

@@ -46,6 +46,11 @@ bool isTensor(clang::QualType T);
 /// std::tuple or std::pair holding a tensor (directly or in a nested tuple):
 /// what forward() of a recurrent module, or a project's loader, gives back.
 bool isTensorTuple(clang::QualType T);
+/// A sequence of tensors: std::vector<at::Tensor>, at::TensorList
+/// (c10::ArrayRef<at::Tensor>), at::ITensorListRef (c10::IListRef, what
+/// torch::cat takes), std::initializer_list<at::Tensor>. Its
+/// device facts are those of its elements, joined.
+bool isTensorSequence(clang::QualType T);
 
 /// A standard container (vector, list, map, ...) whose elements are modules,
 /// module holders or pointers to modules.

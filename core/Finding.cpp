@@ -74,7 +74,7 @@ nlohmann::json toJson(const Finding &F) {
   return J;
 }
 
-static Span spanFromJson(const nlohmann::json &J) {
+Span spanFromJson(const nlohmann::json &J) {
   Span S;
   S.File = J.at("file").get<std::string>();
   S.Begin = {J.at("offset").get<unsigned>(), J.at("line").get<unsigned>(),

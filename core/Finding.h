@@ -72,6 +72,8 @@ bool operator==(const Finding &A, const Finding &B);
 
 nlohmann::json toJson(const Finding &F);
 nlohmann::json toJson(const Span &S);
+/// The inverse of toJson(const Span &); throws nlohmann::json::exception.
+Span spanFromJson(const nlohmann::json &J);
 /// The inverse of toJson(const Finding &); throws nlohmann::json::exception
 /// when J is not such a finding.
 Finding findingFromJson(const nlohmann::json &J);

@@ -52,6 +52,11 @@ std::optional<Span> resolve(ASTContext &Ctx, const UserCode &Code,
 
 } // namespace
 
+std::optional<Span> resolveSpan(ASTContext &Ctx, const UserCode &Code,
+                                SourceRange Range) {
+  return resolve(Ctx, Code, Range);
+}
+
 FindingBuilder::FindingBuilder(const UserCode &Code, FindingSink &Sink,
                                ASTContext &Ctx, const RuleInfo &Info,
                                SourceRange Range, const llvm::Twine &Message)
@@ -98,6 +103,13 @@ FindingBuilder &FindingBuilder::note(SourceRange Range,
     return *this;
   if (std::optional<Span> Where = resolve(*Ctx, *Code, Range))
     F.Notes.push_back({std::move(*Where), Message.str()});
+  return *this;
+}
+
+FindingBuilder &FindingBuilder::note(const Span &Where,
+                                     const llvm::Twine &Message) {
+  if (Reported)
+    F.Notes.push_back({Where, Message.str()});
   return *this;
 }
 

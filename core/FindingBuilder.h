@@ -23,6 +23,11 @@ class ASTContext;
 
 namespace torchlint {
 
+/// The file span a finding would report for Range (out of macros, to their
+/// expansion); none outside the user's files.
+std::optional<Span> resolveSpan(clang::ASTContext &Ctx, const UserCode &Code,
+                                clang::SourceRange Range);
+
 /// Receives the findings of one translation unit.
 class FindingSink {
 public:
@@ -50,6 +55,8 @@ public:
   FindingBuilder &level(Level L);
   /// A note at a related place: shown beside the finding.
   FindingBuilder &note(clang::SourceRange Range, const llvm::Twine &Message);
+  /// A note at a place of another unit (from a summary).
+  FindingBuilder &note(const Span &Where, const llvm::Twine &Message);
   /// A step of the path that leads to the finding (SARIF's code flow), in
   /// the order of the path: where a value comes from, where it ends up.
   FindingBuilder &flowStep(clang::SourceRange Range,

@@ -92,6 +92,14 @@ std::string chosenName(const DeviceFact &F) {
   return Named && Named->getIdentifier() ? "'" + Named->getNameAsString() + "'"
                                          : std::string("the device");
 }
+
+/// "'device' is a GPU", "'model' is on a GPU": a device is one, a tensor or
+/// a module is on one.
+std::string onAGpu(const DeviceFact &F) {
+  const auto *Value = llvm::dyn_cast_or_null<clang::ValueDecl>(F.Symbol);
+  bool IsDevice = !Value || api::isDeviceLike(Value->getType());
+  return chosenName(F) + (IsDevice ? " is a GPU" : " is on a GPU");
+}
 } // namespace
 
 std::string runTimeCondition(const FactSet &Facts) {
@@ -99,7 +107,7 @@ std::string runTimeCondition(const FactSet &Facts) {
     return "";
   for (const DeviceFact &F : Facts)
     if (F.RunTimeChoice)
-      return " (when " + chosenName(F) + " is a GPU)";
+      return " (when " + onAGpu(F) + ")";
   return "";
 }
 
@@ -111,9 +119,27 @@ void noteRunTimeChoices(FindingBuilder &Finding, const FactSet &Facts) {
     if (!F.RunTimeChoice || !F.Symbol || !Noted.insert(F.Symbol).second)
       continue;
     if (llvm::isa<clang::ParmVarDecl>(F.Symbol)) {
-      Finding.note(F.Symbol->getSourceRange(),
-                   chosenName(F) + " is set by callers outside this unit: "
-                                   "the finding holds when they pass a GPU");
+      // A caller in another unit, known from its summary: the note goes
+      // where that caller chose.
+      const DeviceFact *Told = nullptr;
+      for (const DeviceFact &G : Facts)
+        if (G.Symbol == F.Symbol && G.Remote && G.isKnown() &&
+            G.Kind != api::DeviceKind::CPU)
+          Told = &G;
+      if (Told) {
+        const auto *Value = llvm::dyn_cast<clang::ValueDecl>(F.Symbol);
+        bool IsDevice = api::isDeviceLike(Value->getType());
+        Finding.note(*Told->Remote,
+                     chosenName(F) +
+                         (IsDevice ? " is set to " : " is put on ") +
+                         deviceName(*Told) +
+                         " here, by a caller in another unit: the finding "
+                         "holds on the runs that get here");
+      } else {
+        Finding.note(F.Symbol->getSourceRange(),
+                     chosenName(F) + " is set by callers outside this unit: "
+                                     "the finding holds when they pass a GPU");
+      }
       continue;
     }
     // A global, or a member of one, that the program assigns: the note goes

@@ -143,6 +143,64 @@ TEST(Acceleration, WarmRunParsesOnlyTheEditedFile) {
       << "a comment appended at the end moved no finding";
 }
 
+// The summary pass: a unit's cached result is keyed on the summaries it was
+// given. An edit that changes what losses.cpp tells (the weights it returns
+// are now pinned) re-analyzes losses.cpp and main.cpp, which calls it, not
+// evaluate.cpp; an edit that changes nothing it tells re-analyzes it alone.
+TEST(Acceleration, WarmRunReanalyzesTheUnitsWhoseSummariesChanged) {
+  const Generation &G = generations().front();
+  const std::string Program = "loss_in_another_unit";
+  std::string Directory = temporaryDirectory();
+  copyProgram(Program, Directory, /*Golden=*/false);
+  std::string Database = databaseFor(G, {Program}, Directory);
+  std::string Cache = temporaryDirectory();
+  auto AnalyzeIt = [&] {
+    return analyze(
+        {"--format=json", "-j", "2", "--cache-dir=" + Cache, Database});
+  };
+  std::string Losses = Directory + "/" + Program + "/losses.cpp";
+  auto Edit = [&](const std::string &From, const std::string &To) {
+    std::string Text = readFile(Losses);
+    size_t At = Text.find(From);
+    ASSERT_NE(At, std::string::npos) << From;
+    Text.replace(At, From.size(), To);
+    writeFile(Losses, Text);
+  };
+
+  Analysis Cold = AnalyzeIt();
+  ASSERT_FALSE(Cold.Output.is_discarded()) << Cold.Run.Stderr;
+  ASSERT_EQ(Cold.Output["findings"].size(), 2u) << Cold.Run.Stdout;
+  Analysis Warm = AnalyzeIt();
+  EXPECT_NE(Warm.Run.Stderr.find("3 of 3 translation units unchanged"),
+            std::string::npos)
+      << Warm.Run.Stderr;
+  EXPECT_EQ(Warm.Run.Stdout, Cold.Run.Stdout);
+
+  Edit("torch::ones({n}); }", "torch::ones({n}).pin_memory(); }");
+  Analysis Pinned = AnalyzeIt();
+  EXPECT_NE(Pinned.Run.Stderr.find("1 of 3 translation units unchanged"),
+            std::string::npos)
+      << Pinned.Run.Stderr;
+  EXPECT_EQ(Pinned.Run.Stdout, Cold.Run.Stdout);
+
+  Edit("torch::Tensor host_weights",
+       "// A comment.\ntorch::Tensor host_weights");
+  Analysis Commented = AnalyzeIt();
+  // The comment moves the place main.cpp is told the weights come from.
+  EXPECT_NE(Commented.Run.Stderr.find("1 of 3 translation units unchanged"),
+            std::string::npos)
+      << Commented.Run.Stderr;
+  {
+    std::ofstream Append(Losses, std::ios::app);
+    Append << "\n// edited after the last run\n";
+  }
+  Analysis Appended = AnalyzeIt();
+  EXPECT_NE(Appended.Run.Stderr.find("2 of 3 translation units unchanged"),
+            std::string::npos)
+      << Appended.Run.Stderr;
+  EXPECT_EQ(Appended.Run.Stdout, Cold.Run.Stdout);
+}
+
 TEST(Acceleration, DamagedCacheGivesTheSameFindingsAndAWarning) {
   SmallProject P;
   Analysis Cold = P.analyzeIt();

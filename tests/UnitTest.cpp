@@ -16,6 +16,8 @@
 #include "UntrustedFlags.h"
 #include "Writers.h"
 #include "analysis/AnalysisContext.h"
+#include "analysis/DeviceFlow.h"
+#include "analysis/Summaries.h"
 #include "common/CheckGlob.h"
 #include "rules/RuleRegistry.h"
 
@@ -668,4 +670,88 @@ TEST(AnalysisContext, HandsEachFindingToTheShellOnce) {
 }
 
 } // namespace
+
+namespace {
+RemoteFact remoteFact(api::DeviceKind Kind, bool RunTimeChoice = false) {
+  RemoteFact F;
+  F.Kind = Kind;
+  F.How = Provenance::DeviceLiteral;
+  F.RunTimeChoice = RunTimeChoice;
+  return F;
+}
+} // namespace
+
+TEST(Summaries, UnitsAreGivenWhatTheyAskedOfTheNearestUnits) {
+  UnitSummary Main, Train, OtherMain, Loss;
+  // main.cpp passes the GPU to train(); another program's main passes the
+  // CPU to a train() of the same name.
+  Main.Passes["_Z5train"] = {{remoteFact(api::DeviceKind::CUDA)}};
+  OtherMain.Passes["_Z5train"] = {{remoteFact(api::DeviceKind::CPU)}};
+  Train.AskedCallers = {"_Z5train", "_Z7unknown"};
+  Train.AskedReturns = {"_Z4loss", "_Z7unknown"};
+  Train.Defines = {"_Z5train"};
+  // The other program defines its own train() and loss().
+  UnitSummary OtherTrain;
+  OtherTrain.Defines = {"_Z5train", "_Z4loss"};
+  OtherTrain.Returns["_Z4loss"].Facts = {remoteFact(api::DeviceKind::CPU)};
+  ReturnSummary Returned;
+  Returned.FromParameters = {0};
+  Loss.Returns["_Z4loss"] = Returned;
+  Loss.Defines = {"_Z4loss"};
+  std::vector<const UnitSummary *> All = {&Main, &Train, &OtherMain, &Loss,
+                                          &OtherTrain};
+  std::vector<std::string> Files = {"/p/a/src/main.cpp", "/p/a/src/train.cpp",
+                                    "/p/b/src/main.cpp", "/p/a/src/loss.cpp",
+                                    "/p/b/src/train.cpp"};
+  ImportedSummaries Given = importsFor(1, All, Files);
+  ASSERT_EQ(Given.Callers.count("_Z5train"), 1u);
+  ASSERT_EQ(Given.Callers["_Z5train"].size(), 1u);
+  EXPECT_EQ(Given.Callers["_Z5train"][0],
+            RemoteFacts{remoteFact(api::DeviceKind::CUDA)});
+  ASSERT_EQ(Given.Returns.count("_Z4loss"), 1u);
+  EXPECT_EQ(Given.Returns["_Z4loss"].FromParameters, std::set<unsigned>{0});
+  EXPECT_EQ(Given.Callers.count("_Z7unknown") +
+                Given.Returns.count("_Z7unknown"),
+            0u);
+  // What a unit did not ask for is not given: main asked for nothing.
+  EXPECT_TRUE(importsFor(0, All, Files).empty());
+
+  // The other program's train() hears only of its own main.
+  OtherTrain.AskedCallers = {"_Z5train"};
+  ImportedSummaries Other = importsFor(4, All, Files);
+  EXPECT_EQ(Other.Callers["_Z5train"][0],
+            RemoteFacts{remoteFact(api::DeviceKind::CPU)});
+
+  // Every caller that resolves to the unit is joined.
+  Files[2] = "/p/a/src/test.cpp";
+  Given = importsFor(1, All, Files);
+  EXPECT_EQ(Given.Callers["_Z5train"][0].size(), 2u);
+}
+
+TEST(Summaries, SurviveJson) {
+  UnitSummary S;
+  RemoteFact F = remoteFact(api::DeviceKind::CUDA, /*RunTimeChoice=*/true);
+  F.Index = 1;
+  F.Where = Span{"/p/main.cpp", {10, 2, 3}, {20, 2, 13}};
+  S.Passes["_Z1fN3c106DeviceE"] = {{F}, {}};
+  S.Returns["_Z1gv"].Facts = {remoteFact(api::DeviceKind::CPU)};
+  S.Returns["_Z1gv"].FromParameters = {1, 2};
+  S.Defines = {"_Z1gv"};
+  S.AskedCallers = {"_Z1hv"};
+  S.AskedReturns = {"_Z1iv"};
+  UnitSummary Back = unitSummaryFromJson(toJson(S));
+  EXPECT_EQ(Back.Passes, S.Passes);
+  EXPECT_EQ(Back.Returns, S.Returns);
+  EXPECT_EQ(Back.Defines, S.Defines);
+  EXPECT_EQ(Back.AskedCallers, S.AskedCallers);
+  EXPECT_EQ(Back.AskedReturns, S.AskedReturns);
+  ImportedSummaries I;
+  I.Callers = S.Passes;
+  I.Returns = S.Returns;
+  EXPECT_EQ(importedSummariesFromJson(toJson(I)), I);
+  nlohmann::json Bad = toJson(S);
+  Bad["passes"]["_Z1fN3c106DeviceE"][0][0]["kind"] = 99;
+  EXPECT_THROW(unitSummaryFromJson(Bad), nlohmann::json::exception);
+}
+
 } // namespace torchlint

@@ -6,6 +6,8 @@
 #include "PrecompiledPrefix.h"
 #include "ResultCache.h"
 #include "UntrustedFlags.h"
+#include "analysis/AnalysisContext.h"
+#include "analysis/DeviceFlow.h"
 #include "core/UserCode.h"
 #include "rules/RuleRegistry.h"
 
@@ -73,13 +75,16 @@ public:
   std::vector<std::string> Notices;
   /// The text each file with fix-its had when it was parsed.
   std::map<std::string, uint64_t> Digests;
+  UnitSummary Summary;
 };
 
 class TorchlintConsumer : public ASTConsumer {
 public:
-  TorchlintConsumer(const AnalyzerConfig &Config, CollectingSink &Sink,
+  TorchlintConsumer(const AnalyzerConfig &Config,
+                    const ImportedSummaries &Imports, CollectingSink &Sink,
                     DiagnosticsEngine &Diags)
-      : Config(Config), Code(Config.HeaderFilter), Sink(Sink), Diags(Diags) {}
+      : Config(Config), Imports(Imports), Code(Config.HeaderFilter), Sink(Sink),
+        Diags(Diags) {}
 
   bool HandleTopLevelDecl(DeclGroupRef Group) override {
     for (Decl *D : Group)
@@ -103,6 +108,7 @@ public:
     AnalysisContext Context(Code, Sink, Config.Options);
     if (Config.FlowBudget)
       Context.setFlowBudget(Config.FlowBudget);
+    Context.importSummaries(&Imports);
     ast_matchers::MatchFinder Finder;
     std::vector<std::unique_ptr<Rule>> Rules;
     for (const std::string &Id : Config.Rules)
@@ -111,6 +117,7 @@ public:
         Rules.back()->registerMatchers(&Finder);
       }
     Finder.matchAST(Ctx);
+    Sink.Summary = Context.deviceFlow(Ctx).summarize();
     recordDigests(Ctx.getSourceManager());
   }
 
@@ -135,6 +142,7 @@ private:
   }
 
   const AnalyzerConfig &Config;
+  const ImportedSummaries &Imports;
   UserCode Code;
   CollectingSink &Sink;
   DiagnosticsEngine &Diags;
@@ -143,18 +151,20 @@ private:
 
 class TorchlintAction : public ASTFrontendAction {
 public:
-  TorchlintAction(const AnalyzerConfig &Config, CollectingSink &Sink)
-      : Config(Config), Sink(Sink) {}
+  TorchlintAction(const AnalyzerConfig &Config,
+                  const ImportedSummaries &Imports, CollectingSink &Sink)
+      : Config(Config), Imports(Imports), Sink(Sink) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
     CI.getFrontendOpts().SkipFunctionBodies = true;
-    return std::make_unique<TorchlintConsumer>(Config, Sink,
+    return std::make_unique<TorchlintConsumer>(Config, Imports, Sink,
                                                CI.getDiagnostics());
   }
 
 private:
   const AnalyzerConfig &Config;
+  const ImportedSummaries &Imports;
   CollectingSink &Sink;
 };
 
@@ -191,6 +201,7 @@ struct ParseOutcome {
   std::vector<Finding> Findings;
   std::map<std::string, uint64_t> Digests;
   std::vector<std::string> Notices;
+  UnitSummary Summary;
   /// Every file the parse opened, for the result cache; none without one,
   /// or when a file could not be stamped.
   std::optional<std::vector<FileStamp>> Inputs;
@@ -198,13 +209,14 @@ struct ParseOutcome {
 
 ParseOutcome parseUnit(const CompileEntry &Entry,
                        std::vector<std::string> Arguments,
-                       const AnalyzerConfig &Config) {
+                       const AnalyzerConfig &Config,
+                       const ImportedSummaries &Imports) {
   ParseOutcome Outcome;
   CollectingSink Sink;
   FirstErrorCollector Errors;
-  ClangRun Run =
-      runClang(Entry.Directory, std::move(Arguments),
-               std::make_unique<TorchlintAction>(Config, Sink), Errors);
+  ClangRun Run = runClang(
+      Entry.Directory, std::move(Arguments),
+      std::make_unique<TorchlintAction>(Config, Imports, Sink), Errors);
   if (Run.DirectoryError) {
     Outcome.Failure = Entry.File + ": error: cannot enter directory " +
                       Entry.Directory + ": " + Run.DirectoryError.message();
@@ -228,6 +240,7 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
   Outcome.Findings = std::move(Sink.Findings);
   Outcome.Digests = std::move(Sink.Digests);
   Outcome.Notices = std::move(Sink.Notices);
+  Outcome.Summary = std::move(Sink.Summary);
   if (Config.Results)
     Outcome.Inputs = stampsOf(*Run.Files);
   return Outcome;
@@ -240,13 +253,17 @@ std::string joined(const std::vector<std::string> &Pieces) {
   return Text;
 }
 
+/// The summaries the unit is given are inputs too: a unit whose callers in
+/// other units changed what they pass is analyzed again.
 std::string resultKey(const CompileEntry &Entry,
                       const std::vector<std::string> &Arguments,
-                      const AnalyzerConfig &Config) {
+                      const AnalyzerConfig &Config,
+                      const ImportedSummaries &Imports) {
   return CacheDirectory::keyOf(
-      {"result-2", Config.ToolIdentity, Entry.Directory, Entry.File,
+      {"result-3", Config.ToolIdentity, Entry.Directory, Entry.File,
        joined(Arguments), joined(Config.Rules), Config.HeaderFilter,
-       Config.OptionsKey, std::to_string(Config.FlowBudget)});
+       Config.OptionsKey, std::to_string(Config.FlowBudget),
+       toJson(Imports).dump()});
 }
 
 /// The unit's libtorch include prefix, to precompile; none when it has none
@@ -302,7 +319,8 @@ void expectPrefixes(const std::vector<CompileEntry> &Entries,
 }
 
 TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
-                                             const AnalyzerConfig &Config) {
+                                             const AnalyzerConfig &Config,
+                                             const ImportedSummaries &Imports) {
   TranslationUnitResult Result;
   Result.File = Entry.File;
   if (!llvm::sys::fs::exists(Entry.File)) {
@@ -326,7 +344,7 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
 
   std::string Key;
   if (Config.Results) {
-    Key = resultKey(Entry, Arguments, Config);
+    Key = resultKey(Entry, Arguments, Config, Imports);
     std::string Problem;
     std::optional<CachedResult> Cached = Config.Results->lookup(Key, Problem);
     if (!Problem.empty())
@@ -336,6 +354,7 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
       Result.Digests = std::move(Cached->Digests);
       Result.Warnings.insert(Result.Warnings.end(), Cached->Notices.begin(),
                              Cached->Notices.end());
+      Result.Summary = std::move(Cached->Summary);
       Result.FromCache = true;
       return Result;
     }
@@ -351,12 +370,12 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
         Result.Warnings.push_back(Problem);
     }
   ParseOutcome Outcome =
-      Header ? parseUnit(Entry, withHeader(Arguments, *Header), Config)
-             : parseUnit(Entry, Arguments, Config);
+      Header ? parseUnit(Entry, withHeader(Arguments, *Header), Config, Imports)
+             : parseUnit(Entry, Arguments, Config, Imports);
   if (Header && Outcome.Failure) {
     // The unit's own error, or a header clang would not load: a plain parse
     // tells which.
-    ParseOutcome Plain = parseUnit(Entry, Arguments, Config);
+    ParseOutcome Plain = parseUnit(Entry, Arguments, Config, Imports);
     if (!Plain.Failure) {
       Result.Warnings.push_back("the precompiled header " + Header->Path +
                                 " could not be used (" + *Outcome.Failure +
@@ -375,12 +394,15 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     if (Header)
       Inputs.insert(Inputs.end(), Header->Inputs.begin(), Header->Inputs.end());
     Config.Results->store(
-        Key, {Outcome.Findings, Outcome.Digests, Outcome.Notices}, Inputs);
+        Key,
+        {Outcome.Findings, Outcome.Digests, Outcome.Notices, Outcome.Summary},
+        Inputs);
   }
   Result.Findings = std::move(Outcome.Findings);
   Result.Digests = std::move(Outcome.Digests);
   Result.Warnings.insert(Result.Warnings.end(), Outcome.Notices.begin(),
                          Outcome.Notices.end());
+  Result.Summary = std::move(Outcome.Summary);
   return Result;
 }
 

@@ -4,6 +4,7 @@
 #define TORCHLINT_TOOL_ANALYZER_H
 
 #include "CompileDatabase.h"
+#include "analysis/Summaries.h"
 #include "core/Finding.h"
 #include "rules/Rule.h"
 
@@ -50,10 +51,15 @@ struct TranslationUnitResult {
   std::map<std::string, uint64_t> Digests;
   /// The findings were read from the result cache, not parsed.
   bool FromCache = false;
+  /// What the unit tells the others (none when it could not be analyzed).
+  std::optional<UnitSummary> Summary;
 };
 
-TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
-                                             const AnalyzerConfig &Config);
+/// Analyzes Entry, given what the other units of the program tell (Imports:
+/// none for the first round, or for a unit on its own).
+TranslationUnitResult
+analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
+                       const ImportedSummaries &Imports = {});
 
 /// Tells Config.Prefixes which units will ask for which prefix, so that one
 /// is precompiled only where it pays.

@@ -52,6 +52,8 @@ OPTIONS:
   --timeout=SECONDS       analyze each unit in a process of its own and give up
                           on one that takes longer: it is reported as not
                           analyzed and the run goes on
+  --no-summaries          analyze each unit on its own, as the clang-tidy plugin
+                          does: no finding needs what another unit tells
   --flow-budget=N         let each flow analysis visit a block of a function N
                           times before it gives up on the function, with a
                           warning (default: 64)
@@ -179,10 +181,13 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
         return usage("invalid --fail-on level '" + *V +
                      "': expected note, warning or error");
       O.FailOn = *L;
-    } else if (Name == "--no-cache" || Name == "--no-pch") {
+    } else if (Name == "--no-cache" || Name == "--no-pch" ||
+               Name == "--no-summaries") {
       if (llvm::Error E = NoValue())
         return std::move(E);
-      (Name == "--no-cache" ? O.NoCache : O.NoPch) = true;
+      (Name == "--no-cache" ? O.NoCache
+       : Name == "--no-pch" ? O.NoPch
+                            : O.NoSummaries) = true;
     } else if (Name == "--timeout" || Name == "--internal-unit") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)
@@ -217,18 +222,20 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
       O.CacheMegabytes = Megabytes;
     } else if (Name == "--export-sarif" || Name == "--source-root" ||
                Name == "--sarif-category" || Name == "--baseline" ||
-               Name == "--config-file" || Name == "--cache-dir") {
+               Name == "--config-file" || Name == "--cache-dir" ||
+               Name == "--internal-imports") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)
         return V.takeError();
       if (V->empty())
         return usage("option '" + Name + "' needs a value");
-      std::string &Target = Name == "--export-sarif"     ? O.ExportSarif
-                            : Name == "--source-root"    ? O.SourceRoot
-                            : Name == "--sarif-category" ? O.SarifCategory
-                            : Name == "--config-file"    ? O.ConfigFile
-                            : Name == "--cache-dir"      ? O.CacheDir
-                                                         : O.Baseline;
+      std::string &Target = Name == "--export-sarif"       ? O.ExportSarif
+                            : Name == "--source-root"      ? O.SourceRoot
+                            : Name == "--sarif-category"   ? O.SarifCategory
+                            : Name == "--config-file"      ? O.ConfigFile
+                            : Name == "--cache-dir"        ? O.CacheDir
+                            : Name == "--internal-imports" ? O.InternalImports
+                                                           : O.Baseline;
       Target = V->str();
     } else if (Name == "--shard") {
       llvm::Expected<llvm::StringRef> V = TakeValue();

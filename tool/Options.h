@@ -49,6 +49,8 @@ struct Options {
   uint64_t CacheMegabytes = 2048;
   bool NoCache = false;
   bool NoPch = false;
+  /// Each unit on its own: no summary pass.
+  bool NoSummaries = false;
   /// --timeout: a unit analyzed longer is reported as not analyzed; 0: none.
   unsigned TimeoutSeconds = 0;
   /// --flow-budget: visits of each block a flow analysis may make before it
@@ -57,6 +59,8 @@ struct Options {
   /// Internal: analyze only this entry of the database and print its result
   /// as JSON (how --timeout runs each unit in a process of its own).
   std::optional<size_t> InternalUnit;
+  /// Internal: a JSON file of the summaries that unit is given.
+  std::string InternalImports;
   bool Help = false;
   bool Version = false;
 };

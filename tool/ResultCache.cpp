@@ -23,6 +23,7 @@ std::optional<CachedResult> ResultCache::lookup(const std::string &Key,
     for (const auto &[File, Digest] : Entry->at("digests").items())
       Result.Digests[File] = Digest.get<uint64_t>();
     Result.Notices = Entry->at("notices").get<std::vector<std::string>>();
+    Result.Summary = unitSummaryFromJson(Entry->at("summary"));
     return Result;
   } catch (const nlohmann::json::exception &) {
     Problem = "ignored the corrupt cache entry " + Path;
@@ -36,7 +37,8 @@ void ResultCache::store(const std::string &Key, const CachedResult &Result,
   nlohmann::json Entry = {{"inputs", toJson(Inputs)},
                           {"findings", nlohmann::json::array()},
                           {"digests", Result.Digests},
-                          {"notices", Result.Notices}};
+                          {"notices", Result.Notices},
+                          {"summary", toJson(Result.Summary)}};
   for (const Finding &F : Result.Findings)
     Entry["findings"].push_back(toJson(F));
   // A cache that cannot be written only costs time.

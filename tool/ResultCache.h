@@ -13,6 +13,7 @@
 
 #include "CacheDirectory.h"
 #include "FileStamps.h"
+#include "analysis/Summaries.h"
 #include "core/Finding.h"
 
 #include <cstdint>
@@ -28,6 +29,8 @@ struct CachedResult {
   std::map<std::string, uint64_t> Digests;
   /// What the analysis told the user besides findings.
   std::vector<std::string> Notices;
+  /// What the unit tells the other units.
+  UnitSummary Summary;
 };
 
 class ResultCache {

@@ -18,6 +18,8 @@ nlohmann::json toJson(const TranslationUnitResult &Result) {
                       {"findings", nlohmann::json::array()}};
   if (Result.Failure)
     J["failure"] = *Result.Failure;
+  if (Result.Summary)
+    J["summary"] = toJson(*Result.Summary);
   for (const Finding &F : Result.Findings)
     J["findings"].push_back(toJson(F));
   return J;
@@ -31,6 +33,8 @@ TranslationUnitResult unitResultFromJson(const nlohmann::json &J) {
   Result.FromCache = J.at("fromCache").get<bool>();
   if (J.contains("failure"))
     Result.Failure = J.at("failure").get<std::string>();
+  if (J.contains("summary"))
+    Result.Summary = unitSummaryFromJson(J.at("summary"));
   for (const nlohmann::json &F :
        J.at("findings").get_ref<const nlohmann::json::array_t &>())
     Result.Findings.push_back(findingFromJson(F));

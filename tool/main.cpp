@@ -6,6 +6,7 @@
 #include "FixApplier.h"
 #include "Options.h"
 #include "PrecompiledPrefix.h"
+#include "ProgramRounds.h"
 #include "Report.h"
 #include "ResultCache.h"
 #include "SarifMerge.h"
@@ -19,6 +20,7 @@
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
@@ -247,8 +249,12 @@ int main(int Argc, const char **Argv) {
                  << (Before - Entries->size() == 1 ? "" : "s")
                  << " (.cu or nvcc): kernels are not libtorch host code\n";
 
+  // Every shard analyzes the whole program, for the summaries its own units
+  // are given, and reports its own units only: the findings of all shards
+  // together are those of one run.
+  std::optional<std::vector<CompileEntry>> ShardEntries;
   if (O.Part)
-    *Entries = entriesOfShard(*Entries, *O.Part, sourceSize);
+    ShardEntries = entriesOfShard(*Entries, *O.Part, sourceSize);
 
   // Rule options: the same CheckOptions the clang-tidy plugin reads.
   std::string ConfigFile = O.ConfigFile.empty()
@@ -316,15 +322,31 @@ int main(int Argc, const char **Argv) {
   if (O.InternalUnit) {
     if (*O.InternalUnit >= Database->Entries.size())
       return fail("--internal-unit: no such entry in " + Database->Path);
+    ImportedSummaries Imports;
+    if (!O.InternalImports.empty()) {
+      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
+          llvm::MemoryBuffer::getFile(O.InternalImports);
+      if (!Text)
+        return fail(O.InternalImports + ": cannot read the summaries: " +
+                    Text.getError().message());
+      try {
+        Imports = importedSummariesFromJson(
+            nlohmann::json::parse((*Text)->getBuffer().str()));
+      } catch (const nlohmann::json::exception &E) {
+        return fail(O.InternalImports + ": invalid summaries: " + E.what());
+      }
+    }
     llvm::outs() << toJson(analyzeTranslationUnit(
-                               Database->Entries[*O.InternalUnit], Config))
+                               Database->Entries[*O.InternalUnit], Config,
+                               Imports))
                         .dump()
                  << '\n';
     return ExitClean;
   }
 
-  UnitAnalyzer Analyze = [&](const CompileEntry &Entry) {
-    return analyzeTranslationUnit(Entry, Config);
+  ProgramUnitAnalyzer Analyze = [&](const CompileEntry &Entry,
+                                    const ImportedSummaries &Imports) {
+    return analyzeTranslationUnit(Entry, Config, Imports);
   };
   if (O.TimeoutSeconds) {
     std::vector<std::string> Child = {
@@ -348,7 +370,8 @@ int main(int Argc, const char **Argv) {
       Child.push_back("--no-cache");
     }
     Child.push_back(Database->Path);
-    Analyze = [&, Child](const CompileEntry &Entry) {
+    Analyze = [&, Child](const CompileEntry &Entry,
+                         const ImportedSummaries &Imports) {
       auto Same = [&](const CompileEntry &E) {
         return E.File == Entry.File && E.Directory == Entry.Directory &&
                E.Arguments == Entry.Arguments;
@@ -358,20 +381,62 @@ int main(int Argc, const char **Argv) {
       std::vector<std::string> Command = Child;
       Command.insert(Command.begin() + 1,
                      "--internal-unit=" + std::to_string(Index));
-      return analyzeInChild(Entry, Command, O.TimeoutSeconds);
+      llvm::SmallString<128> ImportsFile;
+      if (!Imports.empty()) {
+        int FD;
+        if (llvm::sys::fs::createTemporaryFile("torchlint-imports", "json", FD,
+                                               ImportsFile)) {
+          TranslationUnitResult Failed;
+          Failed.File = Entry.File;
+          Failed.Failure = Entry.File + ": error: cannot write a temporary "
+                                        "file for the child torchlint";
+          return Failed;
+        }
+        llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+        OS << toJson(Imports).dump();
+        OS.close();
+        Command.insert(Command.begin() + 1,
+                       "--internal-imports=" + std::string(ImportsFile));
+      }
+      TranslationUnitResult Result =
+          analyzeInChild(Entry, Command, O.TimeoutSeconds);
+      if (!ImportsFile.empty())
+        llvm::sys::fs::remove(ImportsFile);
+      return Result;
     };
   }
 
   bool ShowProgress = !O.Quiet && llvm::sys::Process::StandardErrIsDisplayed();
   unsigned Jobs =
       O.Jobs ? O.Jobs : std::max(1u, std::thread::hardware_concurrency());
+  // With summaries, every shard analyzes the whole program (for what its own
+  // units are told) and keeps its own units; without, only its own.
+  unsigned Rounds = O.NoSummaries ? 1 : MaxRounds;
+  const std::vector<CompileEntry> &Analyzed =
+      ShardEntries && O.NoSummaries ? *ShardEntries : *Entries;
   std::vector<TranslationUnitResult> Results =
-      analyzeAll(*Entries, Analyze, Jobs,
-                 [&](size_t Done, size_t Total, const std::string &File) {
-                   if (ShowProgress)
-                     llvm::errs()
-                         << '[' << Done << '/' << Total << "] " << File << '\n';
-                 });
+      analyzeProgram(
+          Analyzed, Analyze, Jobs,
+          [&](size_t Done, size_t Total, const std::string &File) {
+            if (ShowProgress)
+              llvm::errs() << '[' << Done << '/' << Total << "] " << File
+                           << '\n';
+          },
+          Rounds)
+          .Results;
+  if (ShardEntries && !O.NoSummaries) {
+    auto InShard = [&](const CompileEntry &Entry) {
+      return llvm::any_of(*ShardEntries, [&](const CompileEntry &E) {
+        return E.File == Entry.File && E.Directory == Entry.Directory &&
+               E.Arguments == Entry.Arguments;
+      });
+    };
+    std::vector<TranslationUnitResult> Mine;
+    for (size_t I = 0; I < Entries->size(); ++I)
+      if (InShard((*Entries)[I]))
+        Mine.push_back(std::move(Results[I]));
+    Results = std::move(Mine);
+  }
 
   if (Cache) {
     Cache->trim();
@@ -454,9 +519,19 @@ int main(int Argc, const char **Argv) {
          ++Round) {
       std::vector<CompileEntry> Again =
           entriesToReanalyze(*Entries, Outcome.ChangedFiles);
+      // The fixed units again, with what the whole program tells them.
+      std::vector<TranslationUnitResult> Reanalyzed =
+          analyzeProgram(Analyzed, Analyze, Jobs, nullptr, Rounds).Results;
+      std::vector<TranslationUnitResult> OfFixed;
+      for (size_t I = 0; I < Analyzed.size(); ++I)
+        if (llvm::any_of(Again, [&](const CompileEntry &E) {
+              return E.File == Analyzed[I].File &&
+                     E.Directory == Analyzed[I].Directory &&
+                     E.Arguments == Analyzed[I].Arguments;
+            }))
+          OfFixed.push_back(std::move(Reanalyzed[I]));
       SourceCache Fixed;
-      Report Next =
-          buildReport(analyzeAll(Again, Analyze, Jobs, nullptr), Rules, Fixed);
+      Report Next = buildReport(std::move(OfFixed), Rules, Fixed);
       if (!Next.Failures.empty()) {
         for (const AnalysisFailure &Failure : Next.Failures)
           llvm::errs() << "torchlint: error: after fixing, could not analyze "

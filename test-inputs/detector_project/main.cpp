@@ -18,7 +18,7 @@ int main() {
     for (auto &batch : *loader) {
       auto frames = to_device(batch.data, device); // expect-note: "called on every iteration of a loop here"
       auto labels = to_device(batch.target, device);
-      frames = frames + 0.01 * noise_like(frames, device);
+      frames = frames + 0.01 * noise_like(frames, device); // expect-note: "called on every iteration of a loop here"
       float loss = train_step(model, optimizer, frames, labels);
       std::cout << "loss " << loss << "\n";
     }

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-void train(Net &model, torch::Device &device, int64_t steps) { // expect-note: "'device' is set by callers outside this unit"
+void train(Net &model, torch::Device &device, int64_t steps) {
   torch::optim::SGD optimizer(model->parameters(), 0.1);
   for (int64_t step = 0; step < steps; ++step) {
     auto inputs = torch::randn({64, 16}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved [warning] "only to be copied to the GPU on every iteration (when 'device' is a GPU)"

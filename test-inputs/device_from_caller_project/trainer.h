@@ -1,8 +1,9 @@
 // The device is chosen at run time in one unit (main.cpp, from a flag) and
-// used in another (train.cpp), which sees it only as a parameter: the
+// used in another (train.cpp), which sees it as a parameter that main.cpp's
+// summary sets to the GPU on some runs and to the CPU on others: the
 // opportunity rules count it as a GPU and say "when 'device' is a GPU", with
-// a note at the parameter; an error such as a device mismatch is still
-// reported only where some path really puts two values apart.
+// a note where main.cpp chooses the GPU; an error such as a device mismatch
+// is still reported only where some path really puts two values apart.
 #pragma once
 
 #include <torch/torch.h>

@@ -1,0 +1,111 @@
+//===--- Summaries.h - What one unit tells the others -----------*- C++ -*-===//
+//
+// The facts a translation unit exports for the rest of the program, and the
+// ones it is given back: the devices of the arguments it passes to functions
+// defined in other units, and where the values its own functions return
+// live. They outlive the AST (functions are named by their mangled names,
+// places by file spans), so the CLI can keep them, cache them and hand them
+// from one unit to another. A unit is analyzed first alone, then again with
+// what the others export, until nothing it is given changes (or a bound).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHLINT_ANALYSIS_SUMMARIES_H
+#define TORCHLINT_ANALYSIS_SUMMARIES_H
+
+#include "api/TorchApi.h"
+#include "core/Finding.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace torchlint {
+
+enum class Provenance : unsigned char;
+
+/// A device fact without the AST: where a value lives and, if known, the
+/// place in its unit where it got there.
+struct RemoteFact {
+  api::DeviceKind Kind = api::DeviceKind::Unknown;
+  int Index = -1;
+  Provenance How{};
+  bool Pinned = false;
+  bool RunTimeChoice = false;
+  std::optional<Span> Where;
+
+  bool operator<(const RemoteFact &O) const;
+  bool operator==(const RemoteFact &O) const;
+};
+using RemoteFacts = std::vector<RemoteFact>; ///< sorted, distinct
+
+/// What a function returns: the devices of some of its parameters' values
+/// (a loss computed from its inputs), plus devices of its own.
+struct ReturnSummary {
+  std::set<unsigned> FromParameters;
+  RemoteFacts Facts;
+
+  bool operator==(const ReturnSummary &O) const {
+    return FromParameters == O.FromParameters && Facts == O.Facts;
+  }
+};
+
+/// Keyed by the function's mangled name.
+struct UnitSummary {
+  /// For each function the unit calls but does not define: per parameter,
+  /// the devices of the arguments the unit passes (empty for a parameter
+  /// whose type carries no device).
+  std::map<std::string, std::vector<RemoteFacts>> Passes;
+  /// For the functions the unit defines: what they return.
+  std::map<std::string, ReturnSummary> Returns;
+  /// The functions it defines that take or return a device, a tensor or a
+  /// module: which unit a call resolves to.
+  std::set<std::string> Defines;
+  /// What the analysis looked for, and only that can change what it finds:
+  /// the arguments other units pass to functions it defines, and what
+  /// functions it calls without a definition return.
+  std::set<std::string> AskedCallers;
+  std::set<std::string> AskedReturns;
+};
+
+/// What a unit is given of the others' summaries: only what it asked for.
+struct ImportedSummaries {
+  /// For the functions it defines: the arguments other units pass, joined.
+  std::map<std::string, std::vector<RemoteFacts>> Callers;
+  /// For the functions it calls without a definition.
+  std::map<std::string, ReturnSummary> Returns;
+
+  bool empty() const { return Callers.empty() && Returns.empty(); }
+  bool operator==(const ImportedSummaries &O) const {
+    return Callers == O.Callers && Returns == O.Returns;
+  }
+  bool operator!=(const ImportedSummaries &O) const { return !(*this == O); }
+};
+
+/// Adds From into Into, keeping it sorted and distinct.
+void mergeRemoteFacts(RemoteFacts &Into, const RemoteFacts &From);
+
+/// What unit Self of All is given: the arguments the other units pass to the
+/// functions it asked about, and what the functions it asked about return.
+/// A compilation database often holds several programs, which may each have
+/// a function of the same name (a train() per example): a call resolves to
+/// the defining unit nearest to the caller in the file tree (Files: each
+/// unit's source; the first in All's order among the nearest), as if each
+/// program were the units of one folder and those it shares.
+ImportedSummaries importsFor(size_t Self,
+                             const std::vector<const UnitSummary *> &All,
+                             const std::vector<std::string> &Files);
+
+nlohmann::json toJson(const UnitSummary &S);
+nlohmann::json toJson(const ImportedSummaries &S);
+/// The inverses; throw nlohmann::json::exception on malformed input.
+UnitSummary unitSummaryFromJson(const nlohmann::json &J);
+ImportedSummaries importedSummariesFromJson(const nlohmann::json &J);
+
+} // namespace torchlint
+
+#endif // TORCHLINT_ANALYSIS_SUMMARIES_H
