@@ -112,6 +112,18 @@ bool isViewMethod(llvm::StringRef Name) {
   return llvm::is_contained(Views, Name);
 }
 
+/// A device parameter whose callers choose the device: with a GPU, a GPU on
+/// the runs they make it one.
+DeviceFact chosenByCaller(const ParmVarDecl *Param) {
+  DeviceFact Chosen;
+  Chosen.Kind = DeviceKind::CUDA;
+  Chosen.How = Provenance::ChosenByCaller;
+  Chosen.OriginDecl = Param;
+  Chosen.Symbol = Param;
+  Chosen.RunTimeChoice = true;
+  return Chosen;
+}
+
 FactSet single(DeviceKind Kind, Provenance How, const Stmt *Origin,
                const Expr *Literal = nullptr) {
   DeviceFact F;
@@ -1409,13 +1421,7 @@ FactSet DeviceFlow::paramFacts(const ParmVarDecl *Param) {
     QualType T = api::bareType(Param->getType());
     if (On == Machine::WithGpu && (api::isDevice(T) || api::isDeviceType(T)) &&
         Ctx.getSourceManager().isInMainFile(FD->getLocation())) {
-      DeviceFact Chosen;
-      Chosen.Kind = DeviceKind::CUDA;
-      Chosen.How = Provenance::ChosenByCaller;
-      Chosen.OriginDecl = Param;
-      Chosen.Symbol = Param;
-      Chosen.RunTimeChoice = true;
-      return ParamCache[Param] = FactSet{Chosen};
+      return ParamCache[Param] = FactSet{chosenByCaller(Param)};
     }
     return ParamCache[Param] = unknown();
   }
@@ -1761,11 +1767,8 @@ DeviceFlow::importedCallerFacts(const ParmVarDecl *Param) {
     DeviceFact F = fromRemote(R);
     // A device a caller got from somewhere unknown is still its choice: with
     // a GPU, a GPU on some run.
-    if (!F.isKnown() && IsDevice && On == Machine::WithGpu) {
-      F.Kind = DeviceKind::CUDA;
-      F.How = Provenance::ChosenByCaller;
-      F.RunTimeChoice = true;
-    }
+    if (!F.isKnown() && IsDevice && On == Machine::WithGpu)
+      F = chosenByCaller(Param);
     if (F.isKnown())
       Kinds.insert(static_cast<int>(F.Kind));
     F.Symbol = Param;
@@ -1857,10 +1860,7 @@ UnitSummary DeviceFlow::summarize() {
       else
         Returned.Facts.push_back(toRemote(F));
     }
-    std::sort(Returned.Facts.begin(), Returned.Facts.end());
-    Returned.Facts.erase(
-        std::unique(Returned.Facts.begin(), Returned.Facts.end()),
-        Returned.Facts.end());
+    mergeRemoteFacts(Returned.Facts, {});
     bool Informative = !Returned.FromParameters.empty() ||
                        llvm::any_of(Returned.Facts, [](const RemoteFact &R) {
                          return R.Kind != DeviceKind::Unknown;
@@ -1910,7 +1910,6 @@ UnitSummary DeviceFlow::summarize() {
         RemoteFacts Remote;
         for (const DeviceFact &F : Facts)
           Remote.push_back(toRemote(F));
-        std::sort(Remote.begin(), Remote.end());
         mergeRemoteFacts(Passed[I], Remote);
       }
     }

@@ -131,8 +131,7 @@ RemoteFacts factsFromJson(const nlohmann::json &List) {
       F.Where = spanFromJson(J.at("where"));
     Facts.push_back(std::move(F));
   }
-  std::sort(Facts.begin(), Facts.end());
-  Facts.erase(std::unique(Facts.begin(), Facts.end()), Facts.end());
+  mergeRemoteFacts(Facts, {});
   return Facts;
 }
 

@@ -35,6 +35,12 @@ using namespace torchlint;
 
 namespace {
 
+/// The same entry of the database: one file compiled one way.
+bool sameEntry(const CompileEntry &A, const CompileEntry &B) {
+  return A.File == B.File && A.Directory == B.Directory &&
+         A.Arguments == B.Arguments;
+}
+
 constexpr int ExitClean = 0;
 constexpr int ExitFindings = 1;
 constexpr int ExitError = 2;
@@ -372,12 +378,11 @@ int main(int Argc, const char **Argv) {
     Child.push_back(Database->Path);
     Analyze = [&, Child](const CompileEntry &Entry,
                          const ImportedSummaries &Imports) {
-      auto Same = [&](const CompileEntry &E) {
-        return E.File == Entry.File && E.Directory == Entry.Directory &&
-               E.Arguments == Entry.Arguments;
-      };
-      size_t Index =
-          llvm::find_if(Database->Entries, Same) - Database->Entries.begin();
+      size_t Index = llvm::find_if(Database->Entries,
+                                   [&](const CompileEntry &E) {
+                                     return sameEntry(E, Entry);
+                                   }) -
+                     Database->Entries.begin();
       std::vector<std::string> Command = Child;
       Command.insert(Command.begin() + 1,
                      "--internal-unit=" + std::to_string(Index));
@@ -427,8 +432,7 @@ int main(int Argc, const char **Argv) {
   if (ShardEntries && !O.NoSummaries) {
     auto InShard = [&](const CompileEntry &Entry) {
       return llvm::any_of(*ShardEntries, [&](const CompileEntry &E) {
-        return E.File == Entry.File && E.Directory == Entry.Directory &&
-               E.Arguments == Entry.Arguments;
+        return sameEntry(E, Entry);
       });
     };
     std::vector<TranslationUnitResult> Mine;
@@ -525,9 +529,7 @@ int main(int Argc, const char **Argv) {
       std::vector<TranslationUnitResult> OfFixed;
       for (size_t I = 0; I < Analyzed.size(); ++I)
         if (llvm::any_of(Again, [&](const CompileEntry &E) {
-              return E.File == Analyzed[I].File &&
-                     E.Directory == Analyzed[I].Directory &&
-                     E.Arguments == Analyzed[I].Arguments;
+              return sameEntry(E, Analyzed[I]);
             }))
           OfFixed.push_back(std::move(Reanalyzed[I]));
       SourceCache Fixed;
