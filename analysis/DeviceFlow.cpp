@@ -271,10 +271,18 @@ int DeviceFlow::takenArm(const Expr *Cond) const {
 DeviceFlow::~DeviceFlow() = default;
 
 bool DeviceFlow::isTracked(QualType T) const {
-  return api::isTensor(T) || api::moduleClassOf(T) || api::isDeviceLike(T) ||
-         api::isDataLoaderValue(T) || api::isTensorTuple(T) ||
-         api::isTensorSequence(T);
+  return api::carriesTensors(T) || api::moduleClassOf(T) ||
+         api::isDeviceLike(T) || api::isDataLoaderValue(T);
 }
+
+namespace {
+/// A module whose construction puts its parameters on the CPU: any but a
+/// TorchScript module, which is empty until a module is loaded into it.
+bool constructedOnCpu(QualType T) {
+  const CXXRecordDecl *Class = api::moduleClassOf(T);
+  return Class && !api::isScriptModuleClass(Class);
+}
+} // namespace
 
 const Decl *DeviceFlow::canonical(const Analysis &A, const Decl *D) const {
   for (unsigned Steps = 0; D && Steps < 8; ++Steps) {
@@ -478,7 +486,7 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
     const FieldDecl *Field = I->getMember();
     if (!Field || !isTracked(Field->getType()) || !I->getInit())
       return;
-    if (!I->isWritten() && api::moduleClassOf(Field->getType())) {
+    if (!I->isWritten() && constructedOnCpu(Field->getType())) {
       // `Net model_;` constructed implicitly: its parameters are on the CPU.
       DeviceFact Created;
       Created.Kind = DeviceKind::CPU;
@@ -1053,7 +1061,7 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
   if (!E)
     return unknown();
   QualType T = E->getType();
-  if (api::isDevice(T) || api::isDeviceType(T))
+  if (api::isDevice(T) || api::isDeviceType(T) || api::isOptionalDevice(T))
     return evalDevice(A, S, E);
   if (api::isTensorOptions(T))
     return evalOptions(A, S, E);
@@ -1100,20 +1108,15 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     const Expr *Object = Member->getImplicitObjectArgument();
     // inputs.at(0), outputs.front(): an element of a sequence of tensors.
     if (Object && api::isTensorSequence(Object->getType()) &&
-        api::isTensor(Member->getType()))
+        api::carriesTensors(Member->getType()))
       return eval(A, S, Object);
-    if (api::isModuleCall(Member)) {
-      FactSet Module = eval(A, S, Object);
-      const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
-      if (Module.empty() || allUnknown(Module) || api::isParameterFree(Impl)) {
-        FactSet Result;
-        for (const Expr *Arg : Member->arguments())
-          if (api::isTensor(Arg->getType()))
-            mergeFacts(Result, eval(A, S, Arg));
-        return Result.empty() ? unknown() : Result;
-      }
-      return relabel(Module, Provenance::ModuleOutput, Member);
-    }
+    // output.toTensor(), output.toTuple(), list.get(0): what a TorchScript
+    // value holds.
+    if (Object && api::isScriptValue(Object->getType()) &&
+        api::carriesTensors(Member->getType()))
+      return eval(A, S, Object);
+    if (api::isModuleCall(Member))
+      return moduleOutput(A, S, Member);
     if (api::isTensorMethod(MD)) {
       llvm::StringRef Name = MD->getName();
       if (Name == "to" && Member->getNumArgs() >= 1) {
@@ -1167,23 +1170,13 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
 
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
     OverloadedOperatorKind Kind = Op->getOperator();
-    if (Kind == OO_Call && api::isModuleCall(Op)) {
-      const Expr *Object = Op->getArg(0);
-      FactSet Module = eval(A, S, Object);
-      const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
-      if (Module.empty() || allUnknown(Module) || api::isParameterFree(Impl)) {
-        FactSet Result;
-        for (unsigned I = 1; I < Op->getNumArgs(); ++I)
-          if (api::isTensor(Op->getArg(I)->getType()))
-            mergeFacts(Result, eval(A, S, Op->getArg(I)));
-        return Result.empty() ? unknown() : Result;
-      }
-      return relabel(Module, Provenance::ModuleOutput, Op);
-    }
+    if (Kind == OO_Call && api::isModuleCall(Op))
+      return moduleOutput(A, S, Op);
     if (Kind == OO_Arrow && Op->getNumArgs() >= 1)
       return eval(A, S, Op->getArg(0));
     if (Kind == OO_Subscript && Op->getNumArgs() == 2 &&
-        api::isTensorSequence(Op->getArg(0)->getType()))
+        (api::isTensorSequence(Op->getArg(0)->getType()) ||
+         api::isScriptValue(Op->getArg(0)->getType())))
       return eval(A, S, Op->getArg(0));
     if (Kind == OO_Star && Op->getNumArgs() == 1) {
       if (api::isDataLoaderValue(Op->getType()))
@@ -1223,7 +1216,17 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       if (Construct->getNumArgs() == 1 &&
           Construct->getArg(0)->getType()->isNullPtrType())
         return FactSet(); // an empty holder: no module yet
+      if (Construct->getNumArgs() == 0 && !constructedOnCpu(T))
+        return FactSet(); // an empty TorchScript module
       return single(DeviceKind::CPU, Provenance::ModuleCreated, Construct);
+    }
+    // c10::IValue(t), and the IValue each element of {t} is converted to.
+    if (api::isScriptValue(T)) {
+      FactSet Result;
+      for (const Expr *Arg : Construct->arguments())
+        if (api::carriesTensors(Arg->getType()))
+          mergeFacts(Result, eval(A, S, Arg));
+      return Result.empty() ? unknown() : Result;
     }
     if (api::isExample(T) && Construct->getNumArgs() >= 1) {
       FactSet Result;
@@ -1290,8 +1293,12 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
   if (isStdFunction(FD, "move") || isStdFunction(FD, "forward"))
     return Call->getNumArgs() == 1 ? eval(A, S, Call->getArg(0)) : unknown();
   if (isStdFunction(FD, "make_shared") || isStdFunction(FD, "make_unique")) {
-    if (api::moduleClassOf(Call->getType()))
+    if (constructedOnCpu(Call->getType()))
       return single(DeviceKind::CPU, Provenance::ModuleCreated, Call);
+    // std::make_shared<torch::jit::Module>(torch::jit::load(path)) shares
+    // the loaded module.
+    if (api::moduleClassOf(Call->getType()) && Call->getNumArgs() == 1)
+      return eval(A, S, Call->getArg(0));
     return unknown();
   }
   if (isStdFunction(FD, "make_tuple") || isStdFunction(FD, "make_pair")) {
@@ -1301,6 +1308,8 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
         mergeFacts(Result, eval(A, S, Arg));
     return Result.empty() ? unknown() : Result;
   }
+  if (api::isScriptModuleLoad(FD))
+    return loadedModule(A, S, Call);
   if (!api::torchFunctionName(FD).empty()) {
     QualType Returned = Call->getType();
     if (!api::isTensor(Returned) && !api::isTensorSequence(Returned) &&
@@ -1319,6 +1328,35 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
   } else if (std::optional<FactSet> Returned =
                  importedReturn(A, S, Call, FD, parameterArgs(Call, FD))) {
     return *Returned;
+  }
+  return unknown();
+}
+
+FactSet DeviceFlow::moduleOutput(Analysis &A, const State &S,
+                                 const CallExpr *Call) {
+  const Expr *Object = api::calledModule(Call);
+  FactSet Module = eval(A, S, Object);
+  const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
+  if (Module.empty() || allUnknown(Module) || api::isParameterFree(Impl)) {
+    FactSet Result;
+    for (unsigned I = api::moduleInputIndex(Call); I < Call->getNumArgs(); ++I)
+      if (api::carriesTensors(Call->getArg(I)->getType()))
+        mergeFacts(Result, eval(A, S, Call->getArg(I)));
+    return Result.empty() ? unknown() : Result;
+  }
+  return relabel(Module, Provenance::ModuleOutput, Call);
+}
+
+FactSet DeviceFlow::loadedModule(Analysis &A, const State &S,
+                                 const CallExpr *Call) {
+  for (unsigned I = 1; I < Call->getNumArgs(); ++I) {
+    const Expr *Arg = Call->getArg(I);
+    if (isa<CXXDefaultArgExpr>(Arg))
+      break;
+    if (api::isDeviceLike(Arg->getType()) ||
+        api::isOptionalDevice(Arg->getType()))
+      return relabel(evalDevice(A, S, Arg), Provenance::ModuleLoaded, Call,
+                     Arg);
   }
   return unknown();
 }
@@ -1518,7 +1556,7 @@ FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
         Analysis None;
         return eval(None, State(), Init);
       }
-    if (api::moduleClassOf(Field->getType())) {
+    if (constructedOnCpu(Field->getType())) {
       DeviceFact Created;
       Created.Kind = DeviceKind::CPU;
       Created.How = Provenance::ModuleCreated;

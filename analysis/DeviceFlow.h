@@ -70,7 +70,10 @@ enum class Provenance : unsigned char {
   ModuleMoved,    ///< module->to(device)
   ModuleOutput,   ///< the result of running a module
   ChosenByCaller, ///< a device parameter that no caller in the unit sets
+  ModuleLoaded,   ///< torch::jit::load(path, device)
 };
+/// The last enumerator, for readers of serialized facts.
+constexpr Provenance LastProvenance = Provenance::ModuleLoaded;
 
 /// One possibility for where a value lives.
 struct DeviceFact {
@@ -183,6 +186,14 @@ private:
 
   FactSet eval(Analysis &A, const State &S, const clang::Expr *E);
   FactSet evalCall(Analysis &A, const State &S, const clang::CallExpr *Call);
+  /// What a module call gives back: the module's device where it is known,
+  /// else (a module without parameters, one loaded from a file) its inputs'.
+  FactSet moduleOutput(Analysis &A, const State &S,
+                       const clang::CallExpr *Call);
+  /// torch::jit::load(path[, device]): the module is on the device named, or
+  /// on the devices it was saved from, which the program does not say.
+  FactSet loadedModule(Analysis &A, const State &S,
+                       const clang::CallExpr *Call);
   FactSet evalDeclRef(Analysis &A, const State &S, const clang::ValueDecl *D);
   FactSet evalDevice(Analysis &A, const State &S, const clang::Expr *E);
   FactSet evalOptions(Analysis &A, const State &S, const clang::Expr *E);

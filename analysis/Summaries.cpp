@@ -119,7 +119,7 @@ RemoteFacts factsFromJson(const nlohmann::json &List) {
     int Kind = J.at("kind").get<int>();
     int How = J.at("how").get<int>();
     if (Kind < 0 || Kind > static_cast<int>(api::DeviceKind::Other) ||
-        How < 0 || How > static_cast<int>(Provenance::ChosenByCaller))
+        How < 0 || How > static_cast<int>(LastProvenance))
       throw nlohmann::json::other_error::create(501, "device fact out of range",
                                                 &J);
     F.Kind = static_cast<api::DeviceKind>(Kind);

@@ -1,6 +1,7 @@
 //===--- ModuleCallMatchers.h - Calls that may run a module -----*- C++ -*-===//
 //
-// Several rules follow where modules run: `model(x)` and `model->forward(x)`.
+// Several rules follow where modules run: `model(x)`, `model->forward(x)`,
+// and a TorchScript module's `run_method("forward", x)`.
 // They register the same two matchers, binding each candidate call as
 // "module-call"; a rule confirms it with api::calledModule.
 //
@@ -21,10 +22,10 @@ matchModuleCalls(clang::ast_matchers::MatchFinder *Finder,
   Finder->addMatcher(
       cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("module-call"),
       Rule);
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))))
-          .bind("module-call"),
-      Rule);
+  Finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(
+                                           "forward", "run_method"))))
+                         .bind("module-call"),
+                     Rule);
 }
 
 } // namespace torchlint

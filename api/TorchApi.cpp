@@ -111,12 +111,16 @@ bool isTensorTuple(QualType T) {
   return false;
 }
 
+static bool isIValue(QualType T) { return isRecordNamed(T, "c10::IValue"); }
+
 bool isTensorSequence(QualType T) {
   const auto *Spec =
       dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
   if (!Spec || Spec->getTemplateArgs().size() < 1 ||
-      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type ||
-      !isTensor(Spec->getTemplateArgs()[0].getAsType()))
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return false;
+  QualType Element = Spec->getTemplateArgs()[0].getAsType();
+  if (!isTensor(Element) && !isIValue(Element))
     return false;
   return hasQualifiedName(Spec, "std::vector") ||
          hasQualifiedName(Spec, "std::initializer_list") ||
@@ -188,6 +192,21 @@ bool isDeviceLike(QualType T) {
   return isDevice(T) || isDeviceType(T) || isTensorOptions(T);
 }
 
+bool isOptionalDevice(QualType T) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
+  if (!Spec || !Spec->getIdentifier() || Spec->getName() != "optional" ||
+      Spec->getTemplateArgs().size() < 1 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return false;
+  return isDevice(Spec->getTemplateArgs()[0].getAsType());
+}
+
+bool isScriptModuleLoad(const FunctionDecl *FD) {
+  return hasQualifiedName(FD, "torch::jit::load") &&
+         moduleClassOf(FD->getReturnType());
+}
+
 bool isModuleClass(const CXXRecordDecl *RD) {
   if (!RD)
     return false;
@@ -203,6 +222,34 @@ bool isModuleClass(const CXXRecordDecl *RD) {
     return !Found;
   });
   return Found;
+}
+
+bool isScriptModuleClass(const CXXRecordDecl *RD) {
+  return hasQualifiedName(RD, "torch::jit::Module");
+}
+
+bool isScriptValue(QualType T) {
+  T = bareType(T);
+  if (!T.isNull() && T->isPointerType())
+    T = T->getPointeeType(); // the tuple that outputs-> reaches
+  const CXXRecordDecl *RD = recordOf(T);
+  if (!RD || !RD->getIdentifier())
+    return false;
+  if (hasQualifiedName(RD, "c10::intrusive_ptr")) {
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+    return Spec && Spec->getTemplateArgs().size() >= 1 &&
+           Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
+           isScriptValue(Spec->getTemplateArgs()[0].getAsType());
+  }
+  return hasQualifiedName(RD, "c10::IValue") ||
+         hasQualifiedName(RD, "c10::ivalue::Tuple") ||
+         hasQualifiedName(RD, "c10::ivalue::TupleElements") ||
+         hasQualifiedName(RD, "c10::List") || hasQualifiedName(RD, "c10::Dict");
+}
+
+bool carriesTensors(QualType T) {
+  return isTensor(T) || isTensorSequence(T) || isTensorTuple(T) ||
+         isScriptValue(T);
 }
 
 /// The first template argument of a specialisation, as a record.
@@ -240,14 +287,15 @@ const CXXRecordDecl *moduleClassOf(QualType T) {
   const CXXRecordDecl *RD = recordOf(T);
   if (!RD)
     return nullptr;
-  if (isModuleClass(RD))
+  if (isModuleClass(RD) || isScriptModuleClass(RD))
     return RD;
   if (const CXXRecordDecl *Impl = moduleHolderImpl(RD))
     return isModuleClass(Impl) ? Impl : nullptr;
   if (hasQualifiedName(RD, "std::shared_ptr") ||
       hasQualifiedName(RD, "std::unique_ptr")) {
     const CXXRecordDecl *Pointee = firstTemplateArgRecord(RD);
-    return isModuleClass(Pointee) ? Pointee : nullptr;
+    return isModuleClass(Pointee) || isScriptModuleClass(Pointee) ? Pointee
+                                                                  : nullptr;
   }
   return nullptr;
 }
@@ -463,14 +511,12 @@ bool isTensorMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
          hasQualifiedName(RD, "at::TensorBase");
 }
 
-bool isModuleTo(const CXXMethodDecl *MD) {
-  return MD && MD->getDeclName().isIdentifier() && MD->getName() == "to" &&
-         hasQualifiedName(MD->getParent(), "torch::nn::Module");
-}
+bool isModuleTo(const CXXMethodDecl *MD) { return isModuleMethod(MD, "to"); }
 
 bool isModuleMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
   return MD && MD->getDeclName().isIdentifier() && MD->getName() == Name &&
-         hasQualifiedName(MD->getParent(), "torch::nn::Module");
+         (hasQualifiedName(MD->getParent(), "torch::nn::Module") ||
+          isScriptModuleClass(MD->getParent()));
 }
 
 std::string scalarTypeName(const Expr *E) {
@@ -514,9 +560,11 @@ bool isOptimizerCall(const CallExpr *Call) {
 
 const Expr *withoutArrow(const Expr *E) {
   const Expr *Bare = ignoreWrappers(E);
+  // The holder or pointer itself, not the base class of std::shared_ptr
+  // that declares operator->.
   if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Bare))
     if (Op->getOperator() == OO_Arrow && Op->getNumArgs() >= 1)
-      return Op->getArg(0);
+      return ignoreWrappers(Op->getArg(0));
   return E;
 }
 
@@ -528,15 +576,37 @@ const Expr *calledModule(const Expr *Call) {
     const Expr *Callee = Op->getArg(0);
     if (moduleClassOf(Callee->getType()))
       return Callee;
+    // module.get_method("forward")(inputs): a TorchScript method, run.
+    const auto *Getter =
+        dyn_cast_or_null<CXXMemberCallExpr>(ignoreWrappers(Callee));
+    const CXXMethodDecl *GetterDecl =
+        Getter ? Getter->getMethodDecl() : nullptr;
+    if (GetterDecl && GetterDecl->getIdentifier() &&
+        GetterDecl->getName() == "get_method" &&
+        isRecordNamed(Callee->getType(), "torch::jit::Method")) {
+      const Expr *Object =
+          ignoreWrappers(withoutArrow(Getter->getImplicitObjectArgument()));
+      if (moduleClassOf(Object->getType()))
+        return Object;
+    }
     return nullptr;
   }
   if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(Call)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
-    if (!MD || !MD->getDeclName().isIdentifier() || MD->getName() != "forward")
+    if (!MD || !MD->getDeclName().isIdentifier())
       return nullptr;
-    if (!isModuleClass(MD->getParent()))
-      return nullptr;
-    return withoutArrow(Member->getImplicitObjectArgument());
+    const Expr *Object = withoutArrow(Member->getImplicitObjectArgument());
+    if (MD->getName() == "forward")
+      return isModuleClass(MD->getParent()) ||
+                     isScriptModuleClass(MD->getParent())
+                 ? Object
+                 : nullptr;
+    // run_method is torch::jit::Object's, which a TorchScript module is.
+    if (MD->getName() == "run_method" &&
+        hasQualifiedName(MD->getParent(), "torch::jit::Object") &&
+        moduleClassOf(ignoreWrappers(Object)->getType()))
+      return ignoreWrappers(Object);
+    return nullptr;
   }
   return nullptr;
 }
@@ -544,7 +614,58 @@ const Expr *calledModule(const Expr *Call) {
 bool isModuleCall(const Expr *E) { return calledModule(E) != nullptr; }
 
 unsigned moduleInputIndex(const Expr *ModuleCall) {
-  return isa<CXXOperatorCallExpr>(ModuleCall) ? 1 : 0;
+  if (isa<CXXOperatorCallExpr>(ModuleCall))
+    return 1;
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(ModuleCall);
+  const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
+  return MD && MD->getIdentifier() && MD->getName() == "run_method" ? 1 : 0;
+}
+
+/// t for the c10::IValue made from it.
+static const Expr *withoutScriptValueConversion(const Expr *E) {
+  E = ignoreWrappers(E);
+  while (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E)) {
+    if (Construct->getNumArgs() != 1 || !isScriptValue(Construct->getType()) ||
+        !carriesTensors(Construct->getArg(0)->getType()))
+      break;
+    E = ignoreWrappers(Construct->getArg(0));
+  }
+  return E;
+}
+
+llvm::SmallVector<const Expr *, 2> moduleInputs(const Expr *ModuleCall) {
+  llvm::SmallVector<const Expr *, 2> Inputs;
+  const auto *Call = dyn_cast_or_null<CallExpr>(ModuleCall);
+  const Expr *Module = calledModule(ModuleCall);
+  if (!Call || !Module)
+    return Inputs;
+  // A module of the program takes tensors; a TorchScript module, values.
+  bool Script = isScriptModuleClass(moduleClassOf(Module->getType()));
+  for (unsigned I = moduleInputIndex(ModuleCall); I < Call->getNumArgs(); ++I) {
+    const Expr *Arg = Call->getArg(I);
+    if (isa<CXXDefaultArgExpr>(Arg) ||
+        !(Script ? carriesTensors(Arg->getType()) : isTensor(Arg->getType())))
+      continue;
+    // std::vector<IValue>{...}: the list, then the allocator's default.
+    const auto *Built = dyn_cast_or_null<CXXConstructExpr>(ignoreWrappers(Arg));
+    const auto *Std = Built && Built->getNumArgs() >= 1
+                          ? dyn_cast<CXXStdInitializerListExpr>(
+                                ignoreWrappers(Built->getArg(0)))
+                          : nullptr;
+    const auto *List =
+        Std ? dyn_cast<InitListExpr>(ignoreWrappers(Std->getSubExpr()))
+            : nullptr;
+    if (!List) {
+      Inputs.push_back(Arg);
+      continue;
+    }
+    for (const Expr *Element : List->inits()) {
+      Element = withoutScriptValueConversion(Element);
+      if (Element && carriesTensors(Element->getType()))
+        Inputs.push_back(Element);
+    }
+  }
+  return Inputs;
 }
 
 const Expr *moduleInput(const Expr *ModuleCall) {

@@ -14,6 +14,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Type.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -48,8 +49,9 @@ bool isTensor(clang::QualType T);
 bool isTensorTuple(clang::QualType T);
 /// A sequence of tensors: std::vector<at::Tensor>, at::TensorList
 /// (c10::ArrayRef<at::Tensor>), at::ITensorListRef (c10::IListRef, what
-/// torch::cat takes), std::initializer_list<at::Tensor>. Its
-/// device facts are those of its elements, joined.
+/// torch::cat takes), std::initializer_list<at::Tensor>; or of TorchScript
+/// values (std::vector<c10::IValue>, what a TorchScript module's forward
+/// takes). Its device facts are those of its elements, joined.
 bool isTensorSequence(clang::QualType T);
 
 /// A standard container (vector, list, map, ...) whose elements are modules,
@@ -68,11 +70,30 @@ bool isDeviceType(clang::QualType T);
 bool isScalarType(clang::QualType T);
 /// Device, DeviceType or TensorOptions: anything that names a device.
 bool isDeviceLike(clang::QualType T);
+/// c10::optional<c10::Device> (std::optional in libtorch 2.x): what
+/// torch::jit::load takes.
+bool isOptionalDevice(clang::QualType T);
+/// torch::jit::load(path or stream[, device]), which gives a TorchScript
+/// module.
+bool isScriptModuleLoad(const clang::FunctionDecl *FD);
 
 bool isModuleClass(const clang::CXXRecordDecl *RD);
-/// The torch::nn::Module subclass that a value of type T gives access to: a
-/// ModuleHolder (torch::nn::Linear, TORCH_MODULE types), a shared_ptr to a
-/// module, the module itself, a pointer or reference to it. Null otherwise.
+/// torch::jit::Module (torch::jit::script::Module names it too): a
+/// TorchScript module, most often loaded from a file that Python exported.
+/// Its parameters are on the devices it was saved from until the program
+/// moves it, and its layers are not in the program's source.
+bool isScriptModuleClass(const clang::CXXRecordDecl *RD);
+/// A value that TorchScript passes tensors in and out with: c10::IValue, the
+/// tuple, list or dict one holds (and the intrusive pointer toTuple() gives).
+/// Its device facts are those of the tensors it holds.
+bool isScriptValue(clang::QualType T);
+/// What a module call's input may be: a tensor, a sequence or tuple of them,
+/// or a TorchScript value.
+bool carriesTensors(clang::QualType T);
+/// The torch::nn::Module subclass (or torch::jit::Module) that a value of type
+/// T gives access to: a ModuleHolder (torch::nn::Linear, TORCH_MODULE types), a
+/// shared_ptr to a module, the module itself, a pointer or reference to it.
+/// Null otherwise.
 const clang::CXXRecordDecl *moduleClassOf(clang::QualType T);
 /// Loss modules (CrossEntropyLoss, NLLLoss, MSELoss, ...) own no parameters.
 bool isLossModule(const clang::CXXRecordDecl *Impl);
@@ -102,9 +123,10 @@ bool isLossFunction(const clang::FunctionDecl *FD);
 
 /// The method is declared by at::Tensor (or at::TensorBase) with this name.
 bool isTensorMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name = "");
-/// The method is torch::nn::Module::to.
+/// The method is torch::nn::Module::to or torch::jit::Module::to.
 bool isModuleTo(const clang::CXXMethodDecl *MD);
-/// The method is torch::nn::Module's, with this name ("train", "eval").
+/// The method is torch::nn::Module's or torch::jit::Module's, with this name
+/// ("train", "eval").
 bool isModuleMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name);
 /// The name of the dtype a ScalarType constant names (torch::kHalf,
 /// at::kFloat16, c10::ScalarType::BFloat16) as the recipes write it: "float16",
@@ -118,15 +140,23 @@ bool isBackwardCall(const clang::CallExpr *Call);
 bool isOptimizerCall(const clang::CallExpr *Call);
 /// `model` for `model->`, which holders and shared_ptrs are accessed through.
 const clang::Expr *withoutArrow(const clang::Expr *E);
-/// A call that runs a module: module->forward(...), module(...).
+/// A call that runs a module: module->forward(...), module(...); for a
+/// TorchScript module, module.forward(inputs), module.run_method("forward",
+/// x) and module.get_method("forward")(inputs).
 bool isModuleCall(const clang::Expr *E);
 /// The first module call in S, in source order (lambdas included), or null.
 const clang::Expr *firstModuleCall(const clang::Stmt *S);
 /// The expression of the module that a module call runs, or null.
 const clang::Expr *calledModule(const clang::Expr *Call);
 /// The index of a module call's first input among its arguments: 1 for
-/// `module(x)`, where the module is argument 0; 0 for `module->forward(x)`.
+/// `module(x)`, where the module is argument 0, and for run_method, whose
+/// first argument names the method; 0 for `module->forward(x)`.
 unsigned moduleInputIndex(const clang::Expr *ModuleCall);
+/// A module call's inputs as written: its arguments that carry tensors, and
+/// the elements of a braced list it is given (`module.forward({frame})`),
+/// each without its conversion to c10::IValue.
+llvm::SmallVector<const clang::Expr *, 2>
+moduleInputs(const clang::Expr *ModuleCall);
 /// A module call's first input, or null when it has none.
 const clang::Expr *moduleInput(const clang::Expr *ModuleCall);
 

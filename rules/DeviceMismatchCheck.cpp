@@ -72,11 +72,11 @@ void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
       cxxOperatorCallExpr(hasOverloadedOperatorName("()"), isModuleCallExpr())
           .bind("module-call"),
       this);
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))),
-                        isModuleCallExpr())
-          .bind("module-call"),
-      this);
+  Finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(
+                                           "forward", "run_method"))),
+                                       isModuleCallExpr())
+                         .bind("module-call"),
+                     this);
   Finder->addMatcher(
       callExpr(callee(functionDecl(isLossFunctionDecl()))).bind("loss"), this);
   Finder->addMatcher(
@@ -92,17 +92,7 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
     const Expr *Module = api::calledModule(Call);
-    llvm::SmallVector<const Expr *, 2> Inputs;
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
-      for (unsigned I = 1; I < Op->getNumArgs(); ++I)
-        Inputs.push_back(Op->getArg(I));
-    } else {
-      for (const Expr *Arg : cast<CXXMemberCallExpr>(Call)->arguments())
-        Inputs.push_back(Arg);
-    }
-    llvm::erase_if(Inputs, [](const Expr *E) {
-      return !api::isTensor(E->getType()) || isa<CXXDefaultArgExpr>(E);
-    });
+    llvm::SmallVector<const Expr *, 2> Inputs = api::moduleInputs(Call);
     // A module without parameters (a loss, an activation) has no device of
     // its own: only its inputs must agree.
     const CXXRecordDecl *Impl = api::moduleClassOf(Module->getType());
@@ -137,7 +127,10 @@ void DeviceMismatchCheck::offerMove(FindingBuilder &Finding, const Expr *Input,
                                     const FactSet &Target, DeviceFlow &Flow) {
   // One device, written the same way on every path and visible where the
   // input is used: the expression the module was moved with, or the device
-  // variable it was read from when that expression is out of scope.
+  // variable it was read from when that expression is out of scope. Only a
+  // tensor moves with .to(): a vector of TorchScript values does not.
+  if (!api::isTensor(Input->getType()))
+    return;
   std::string DeviceText;
   for (const DeviceFact &F : Target) {
     if (!F.isKnown())

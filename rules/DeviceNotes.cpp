@@ -61,6 +61,8 @@ std::string explainFact(const DeviceFact &F, llvm::StringRef Name,
     return Name.str() + " is created here, with its parameters on the CPU";
   case Provenance::ModuleMoved:
     return Name.str() + " is moved to " + DeviceText() + " here";
+  case Provenance::ModuleLoaded:
+    return Name.str() + " is loaded onto " + DeviceText() + " here";
   case Provenance::ModuleOutput:
     return Name.str() + " is computed by a module on " + Device + " here";
   case Provenance::DeviceLiteral:

@@ -46,15 +46,28 @@ public:
   bool Found = false;
 };
 
-/// A name for the guard that nothing in the function uses yet.
-std::string guardName(const FunctionDecl *FD) {
-  for (const char *Name : {"no_grad", "no_grad_guard", "torchlint_no_grad"}) {
+/// A name for the guard, among Names, that nothing in the function uses yet.
+std::string guardName(const FunctionDecl *FD,
+                      std::initializer_list<const char *> Names) {
+  for (const char *Name : Names) {
     NameFinder Finder(Name);
     Finder.TraverseDecl(const_cast<FunctionDecl *>(FD));
     if (!Finder.Found)
       return Name;
   }
-  return "torchlint_no_grad_";
+  return std::string(*std::prev(Names.end())) + "_";
+}
+
+/// The guard that the fix declares. A TorchScript module loaded for
+/// inference needs no gradient ever: InferenceMode also skips the version
+/// counters and view tracking that NoGradGuard keeps.
+std::string guardDeclaration(const FunctionDecl *FD, bool ForScriptModule) {
+  if (ForScriptModule)
+    return "c10::InferenceMode " +
+           guardName(FD, {"inference_mode", "inference_guard",
+                          "torchlint_inference_mode"});
+  return "torch::NoGradGuard " +
+         guardName(FD, {"no_grad", "no_grad_guard", "torchlint_no_grad"});
 }
 
 /// The indentation of the block's first statement, when it starts a line.
@@ -110,9 +123,10 @@ nlohmann::json tripCount(const Stmt *Loop, ASTContext &Ctx) {
 void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("call"), this);
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward")))).bind("call"),
-      this);
+  Finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(
+                                           "forward", "run_method"))))
+                         .bind("call"),
+                     this);
 }
 
 const CompoundStmt *EvalWithoutNoGradCheck::guardBlock(const Expr *Call,
@@ -186,16 +200,23 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
 
   std::string Name = quoted(Module, Ctx, "the module");
-  std::string Guard = guardName(FD);
+  bool ScriptModule = api::isScriptModuleClass(Impl);
+  std::string Guard = guardDeclaration(FD, ScriptModule);
   FindingBuilder Finding = report(
       Ctx, Call->getSourceRange(),
       Name + " runs forward " +
           (Evaluation ? "in evaluation mode" : "for inference") +
           " while autograd records, so every intermediate activation is kept "
           "for a backward pass that never comes, costing time and memory");
-  Finding.remedy("put 'torch::NoGradGuard " + Guard +
-                 ";' (or 'c10::InferenceMode guard;') at the start of the " +
-                 (Block && Block == FD->getBody() ? "function" : "block"));
+  std::string Where = Block && Block == FD->getBody() ? "function" : "block";
+  if (ScriptModule)
+    Finding.remedy("put '" + Guard + ";' at the start of the " + Where +
+                   " (or 'torch::NoGradGuard no_grad;' where a result must "
+                   "join autograd later)");
+  else
+    Finding.remedy("put '" + Guard +
+                   ";' (or 'c10::InferenceMode guard;') at the start of the " +
+                   Where);
   if (Evaluation)
     Finding.note(Evaluation->getSourceRange(),
                  "the module is switched to evaluation mode here");
@@ -210,8 +231,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (Block) {
     std::optional<std::string> Indent = indentationIn(Block, Ctx);
     if (Indent)
-      Finding.insertLineAfter(Block->getLBracLoc(),
-                              *Indent + "torch::NoGradGuard " + Guard + ";");
+      Finding.insertLineAfter(Block->getLBracLoc(), *Indent + Guard + ";");
   }
 
   Finding.recipe(

@@ -96,7 +96,8 @@ void HardcodedCpuDeviceCheck::registerMatchers(MatchFinder *Finder) {
   // save it after training is not reported.
   Finder->addMatcher(
       expr(anyOf(cxxOperatorCallExpr(hasOverloadedOperatorName("()")),
-                 cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward"))))),
+                 cxxMemberCallExpr(callee(
+                     cxxMethodDecl(hasAnyName("forward", "run_method"))))),
            isModuleCallExpr())
           .bind("module-call"),
       this);
@@ -115,17 +116,7 @@ void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
           dyn_cast_or_null<CXXMethodDecl>(Flow.index().enclosingFunction(Call)))
     if (api::isModuleClass(Method->getParent()))
       return;
-  llvm::SmallVector<const Expr *, 2> Inputs;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
-    for (unsigned I = 1; I < Op->getNumArgs(); ++I)
-      Inputs.push_back(Op->getArg(I));
-  } else {
-    for (const Expr *Arg : cast<CXXMemberCallExpr>(Call)->arguments())
-      Inputs.push_back(Arg);
-  }
-  llvm::erase_if(Inputs, [](const Expr *E) {
-    return !api::isTensor(E->getType()) || isa<CXXDefaultArgExpr>(E);
-  });
+  llvm::SmallVector<const Expr *, 2> Inputs = api::moduleInputs(Call);
 
   FactSet ModuleFacts = Flow.devicesOf(Module);
   reportPlacement(ModuleFacts, Call, Module, Inputs, Ctx);

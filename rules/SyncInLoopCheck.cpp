@@ -3,6 +3,7 @@
 #include "common/Scenarios.h"
 
 #include "analysis/DeviceFlow.h"
+#include "analysis/GradMode.h"
 #include "analysis/Loops.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
@@ -10,6 +11,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 
@@ -55,29 +57,34 @@ void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
       cxxOperatorCallExpr(hasOverloadedOperatorName("<<")).bind("print"), this);
 }
 
-void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  ASTContext &Ctx = *Result.Context;
-  DeviceFlow &Flow = context().deviceFlow(Ctx);
-  const Expr *Site = nullptr;
+namespace {
+/// E as a device-to-host synchronisation, if it is one: .item(), .cpu(),
+/// .to(kCPU), printing a tensor, torch::cuda::synchronize().
+std::optional<Sync> syncAt(const Expr *E, DeviceFlow &Flow,
+                           const ASTContext &Ctx) {
   Sync What;
-  if (const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("method")) {
-    llvm::StringRef Name = Call->getMethodDecl()->getName();
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Call->getMethodDecl();
+    if (!MD || !MD->getIdentifier() || !api::isTensorMethod(MD))
+      return std::nullopt;
+    llvm::StringRef Name = MD->getName();
+    if (Name != "item" && Name != "cpu" && Name != "to")
+      return std::nullopt;
     What.Tensor = Call->getImplicitObjectArgument();
     if (Name == "to") {
       if (Call->getNumArgs() < 1 ||
           !api::isDeviceLike(Call->getArg(0)->getType()))
-        return;
+        return std::nullopt;
       FactSet Target = Flow.devicesOf(Call);
       if (Target.empty())
-        return;
+        return std::nullopt;
       for (const DeviceFact &F : Target)
         if (!F.isKnown() || F.Kind != api::DeviceKind::CPU)
-          return;
+          return std::nullopt;
       What.Kind = "to-cpu";
     } else {
       What.Kind = Name.str();
     }
-    Site = Call;
     std::string Object = quoted(What.Tensor, Ctx, "");
     What.Spelling = Object.empty() ? "'." + Name.str() + "()'"
                                    : "'" + Object.substr(1, Object.size() - 2) +
@@ -85,20 +92,99 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     if (Name == "to")
       What.Spelling =
           Object.empty() ? "'.to(torch::kCPU)'" : Object + " moved to the CPU";
-  } else if (const auto *Call =
-                 Result.Nodes.getNodeAs<CallExpr>("synchronize")) {
-    Site = Call;
-    What.Kind = "synchronize";
-    What.Spelling = "'torch::cuda::synchronize()'";
-  } else if (const auto *Print =
-                 Result.Nodes.getNodeAs<CXXOperatorCallExpr>("print")) {
-    if (Print->getNumArgs() != 2 || !api::isTensor(Print->getArg(1)->getType()))
-      return;
-    Site = Print;
+    return What;
+  }
+  if (const auto *Print = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (Print->getOperator() != OO_LessLess || Print->getNumArgs() != 2 ||
+        !api::isTensor(Print->getArg(1)->getType()))
+      return std::nullopt;
     What.Tensor = Print->getArg(1);
     What.Kind = "print";
     What.Spelling = "printing " + quoted(What.Tensor, Ctx, "a tensor");
+    return What;
   }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD || FD->getQualifiedNameAsString() != "torch::cuda::synchronize")
+      return std::nullopt;
+    What.Kind = "synchronize";
+    What.Spelling = "'torch::cuda::synchronize()'";
+    return What;
+  }
+  return std::nullopt;
+}
+
+/// S is part of a compound assignment (`correct += ....item()`): a value
+/// summed over iterations, which can be summed on the device instead.
+bool accumulated(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 64; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return false;
+    Node = Parents[0];
+    const auto *Parent = Node.get<Stmt>();
+    if (!Parent || Parent == Loop)
+      return false;
+    if (isa<CompoundAssignOperator>(Parent))
+      return true;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent))
+      if (Op->isAssignmentOp() && Op->getOperator() != OO_Equal)
+        return true;
+  }
+  return false;
+}
+
+/// In a loop that runs a module without training it (inference on every
+/// frame or request), a copy of the module's result to the host is the
+/// program's output, once per iteration. A sum of it is not (it can stay on
+/// the device), nor a second copy.
+bool copiesResultOut(const Expr *Site, const Sync &What, const FactSet &Facts,
+                     const Stmt *Loop, ASTContext &Ctx) {
+  if (!What.Tensor || Facts.empty() || accumulated(Site, Loop, Ctx))
+    return false;
+  for (const DeviceFact &F : Facts)
+    if (F.isKnown() && F.How != Provenance::ModuleOutput)
+      return false;
+  return true;
+}
+
+/// The syncs of Loop's body that copy a module's result out, in source order.
+class ResultCopies : public RecursiveASTVisitor<ResultCopies> {
+public:
+  ResultCopies(const Stmt *Loop, DeviceFlow &Flow, ASTContext &Ctx)
+      : Loop(Loop), Flow(Flow), Ctx(Ctx) {}
+  bool VisitExpr(Expr *E) {
+    if (!First)
+      if (std::optional<Sync> What = syncAt(E, Flow, Ctx))
+        if (copiesResultOut(E, *What,
+                            What->Tensor ? Flow.devicesOf(What->Tensor)
+                                         : FactSet(),
+                            Loop, Ctx))
+          First = E;
+    return !First;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  const Expr *First = nullptr;
+
+private:
+  const Stmt *Loop;
+  DeviceFlow &Flow;
+  ASTContext &Ctx;
+};
+} // namespace
+
+void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
+  const Expr *Site = nullptr;
+  for (const char *Id : {"method", "synchronize", "print"})
+    if (!Site)
+      Site = Result.Nodes.getNodeAs<Expr>(Id);
+  std::optional<Sync> Found = Site ? syncAt(Site, Flow, Ctx) : std::nullopt;
+  if (!Found)
+    return;
+  const Sync &What = *Found;
   if (!Site || Flow.index().inTemplatePattern(Site) || !Flow.reachable(Site) ||
       !Reported.insert(Site).second)
     return;
@@ -139,6 +225,18 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (inPeriodicBranch(Site, Repeated.Call ? nullptr : Step, Ctx))
     return;
 
+  // One copy of an inference loop's result is what the loop is for.
+  bool SecondCopy = false;
+  // (Not in a loop nested in the step: one read per sample of a batch.)
+  if (!Repeated.Call && Repeated.Loop == Step && !gradientUseIn(Step, Flow) &&
+      copiesResultOut(Site, What, Facts, Step, Ctx)) {
+    ResultCopies Copies(Step, Flow, Ctx);
+    Copies.TraverseStmt(const_cast<Stmt *>(Step));
+    if (!Copies.First || Copies.First == Site)
+      return;
+    SecondCopy = true;
+  }
+
   bool Steers = decidesControlFlow(Site, Repeated.Call ? nullptr : Step, Ctx);
   std::string Message =
       What.Spelling + " waits for " + Device + " on every iteration" +
@@ -148,6 +246,9 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const char *Remedy =
       What.Kind == "synchronize"
           ? "drop it, or synchronize once per epoch or logging interval"
+      : SecondCopy
+          ? "copy the result to the host once per iteration ('auto host = "
+            "output.cpu();') and read every value from that copy"
       : Steers ? "the value decides control flow here, so it costs a sync on "
                  "every step: check it every N steps, or on the device"
                : "accumulate on the device (running_loss += loss.detach()) "

@@ -28,6 +28,12 @@ AST_MATCHER(FunctionDecl, isTensorFactory) {
   return api::isFactoryFunction(&Node) || api::isLikeFactory(&Node);
 }
 AST_MATCHER(Expr, namesDevice) { return api::isDeviceLike(Node.getType()); }
+AST_MATCHER(FunctionDecl, isScriptModuleLoadDecl) {
+  return api::isScriptModuleLoad(&Node);
+}
+AST_MATCHER(Expr, namesOptionalDevice) {
+  return api::isOptionalDevice(Node.getType());
+}
 
 constexpr const char *Consequence =
     " first, so on a machine without a usable GPU, or with a CPU-only "
@@ -56,6 +62,13 @@ void UncheckedCudaCheck::registerMatchers(MatchFinder *Finder) {
               hasName("to"),
               ofClass(hasAnyName("::at::Tensor", "::at::TensorBase")))),
           hasArgument(0, expr(namesDevice()).bind("device")))
+          .bind("use"),
+      this);
+  // torch::jit::load(path, torch::kCUDA) moves the module as it loads it.
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(isScriptModuleLoadDecl())),
+               hasArgument(1, expr(anyOf(namesDevice(), namesOptionalDevice()))
+                                  .bind("device")))
           .bind("use"),
       this);
   Finder->addMatcher(

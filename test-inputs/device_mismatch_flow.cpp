@@ -127,7 +127,7 @@ void shared_ptr_module() {
   torch::Device device = pick_device();
   auto model = std::make_shared<NetImpl>();
   model->to(device);
-  auto y = model->forward(torch::zeros({2, 784})); // expect: torch-device-mismatch
+  auto y = model->forward(torch::zeros({2, 784})); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // Correct: a helper that returns x.to(device).

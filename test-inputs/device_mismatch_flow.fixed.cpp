@@ -130,10 +130,11 @@ void lambda_step() {
 
 // The model is held through a shared_ptr.
 void shared_ptr_module() {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   auto model = std::make_shared<NetImpl>();
   model->to(device);
-  auto y = model->forward(torch::zeros({2, 784}, torch::TensorOptions().device(device))); // expect: torch-device-mismatch
+  auto y = model->forward(torch::zeros({2, 784}, torch::TensorOptions().device(device))); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // Correct: a helper that returns x.to(device).

@@ -30,6 +30,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 
 using namespace torchlint;
 
@@ -146,8 +147,26 @@ Report buildReport(std::vector<TranslationUnitResult> Results,
   // A header included by several units is reported once: one finding per
   // rule and place, even where the units knew different things of it (one
   // saw the caller that passes a GPU, another only a device chosen at run
-  // time).
-  std::sort(R.Findings.begin(), R.Findings.end());
+  // time). Which unit's version is kept must not depend on the order the
+  // units finished in: among findings at one place, the one whose notes come
+  // first.
+  auto NotesBefore = [](const Finding &A, const Finding &B) {
+    auto Key = [](const Note &N) {
+      return std::tie(N.Where.File, N.Where.Begin.Offset, N.Where.End.Offset,
+                      N.Message);
+    };
+    return std::lexicographical_compare(
+        A.Notes.begin(), A.Notes.end(), B.Notes.begin(), B.Notes.end(),
+        [&](const Note &X, const Note &Y) { return Key(X) < Key(Y); });
+  };
+  std::sort(R.Findings.begin(), R.Findings.end(),
+            [&](const Finding &A, const Finding &B) {
+              if (A < B)
+                return true;
+              if (B < A)
+                return false;
+              return NotesBefore(A, B);
+            });
   auto SamePlace = [](const Finding &A, const Finding &B) {
     return A.RuleId == B.RuleId && A.Where.File == B.Where.File &&
            A.Where.Begin.Offset == B.Where.Begin.Offset &&
