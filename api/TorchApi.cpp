@@ -549,6 +549,20 @@ bool isBackwardCall(const CallExpr *Call) {
          hasQualifiedName(FD, "torch::autograd::grad");
 }
 
+bool isOptimizerClass(const CXXRecordDecl *RD) {
+  RD = RD ? RD->getDefinition() : nullptr;
+  if (!RD)
+    return false;
+  if (hasQualifiedName(RD, "torch::optim::Optimizer"))
+    return true;
+  bool Found = false;
+  RD->forallBases([&](const CXXRecordDecl *Base) {
+    Found = hasQualifiedName(Base, "torch::optim::Optimizer");
+    return !Found;
+  });
+  return Found;
+}
+
 bool isOptimizerCall(const CallExpr *Call) {
   const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(Call);
   const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;

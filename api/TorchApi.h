@@ -136,6 +136,8 @@ std::string scalarTypeName(const clang::Expr *E);
 /// Autograd's backward pass: tensor.backward(), torch::autograd::backward()
 /// or torch::autograd::grad().
 bool isBackwardCall(const clang::CallExpr *Call);
+/// A class derived from torch::optim::Optimizer (SGD, Adam, ...).
+bool isOptimizerClass(const clang::CXXRecordDecl *RD);
 /// An optimizer's (or a learning-rate scheduler's) step() or zero_grad().
 bool isOptimizerCall(const clang::CallExpr *Call);
 /// `model` for `model->`, which holders and shared_ptrs are accessed through.

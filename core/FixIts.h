@@ -30,6 +30,12 @@ llvm::StringRef textBeforeOnLine(clang::SourceLocation Loc,
 /// body of an if or a loop without braces.
 clang::SourceLocation lastTokenOf(const clang::Stmt *S, clang::ASTContext &Ctx);
 
+/// What removes the lines S fills: from the line break before them to the
+/// one that ends them, when nothing else is written on them but a trailing
+/// `//` comment, which belongs to them; an invalid range otherwise.
+clang::CharSourceRange wholeLinesOf(const clang::Stmt *S,
+                                    clang::ASTContext &Ctx);
+
 /// The indentation of Loc's line, for a line that a fix-it adds beside it.
 std::string indentationOf(clang::SourceLocation Loc,
                           const clang::SourceManager &SM);

@@ -15,6 +15,7 @@
 #include "rules/HardcodedCpuDeviceCheck.h"
 #include "rules/MissingMixedPrecisionCheck.h"
 #include "rules/PageableCopyCheck.h"
+#include "rules/SetupInLoopCheck.h"
 #include "rules/SyncInLoopCheck.h"
 #include "rules/UncheckedCudaCheck.h"
 
@@ -50,6 +51,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<Fp16WithoutLossScalingCheck>(),
       entry<HalfModelTrainingCheck>(),
       entry<MissingMixedPrecisionCheck>(),
+      entry<SetupInLoopCheck>(),
   };
   // clang-format on
   return Rules;

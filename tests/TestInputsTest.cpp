@@ -205,6 +205,28 @@ void expectNoFindingOfAnAppliedFix(const Generation &G,
     size_t Next = Text.find('\n', Offset);
     Offset = Next == std::string::npos ? Text.size() : Next + 1;
   }
+  // A fix that moves a statement (torch-setup-in-loop hoists a declaration
+  // before its loop) deletes a line and inserts it elsewhere: a line whose
+  // text, less its indentation, occurs once in each file is that line.
+  auto UniqueLines = [](const std::string &File) {
+    std::map<std::string, std::vector<long>> Where;
+    std::istringstream In(File);
+    std::string Line;
+    for (long Number = 1; std::getline(In, Line); ++Number) {
+      size_t First = Line.find_first_not_of(" \t");
+      if (First != std::string::npos)
+        Where[Line.substr(First)].push_back(Number);
+    }
+    return Where;
+  };
+  std::map<std::string, std::vector<long>> InOriginal = UniqueLines(Text),
+                                            InFixed =
+                                                UniqueLines(readFile(Analyzed));
+  for (const auto &[Line, Numbers] : InFixed)
+    if (auto It = InOriginal.find(Line); Numbers.size() == 1 &&
+                                         It != InOriginal.end() &&
+                                         It->second.size() == 1)
+      OriginalLineOf[Numbers.front()] = It->second.front();
 
   using Key = std::pair<std::string, long>; // rule, original line
   std::map<Key, int> Remaining, Unfixable;

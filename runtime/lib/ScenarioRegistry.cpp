@@ -18,6 +18,7 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
     List.push_back(makeFp16WithoutLossScalingScenario());
     List.push_back(makeAutocastStaleCacheScenario());
     List.push_back(makeHalfModelTrainingScenario());
+    List.push_back(makeSetupInLoopScenario());
     return List;
   }();
   return Scenarios;

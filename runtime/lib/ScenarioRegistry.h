@@ -22,6 +22,7 @@ std::unique_ptr<Scenario> makeMissingMixedPrecisionScenario();
 std::unique_ptr<Scenario> makeFp16WithoutLossScalingScenario();
 std::unique_ptr<Scenario> makeAutocastStaleCacheScenario();
 std::unique_ptr<Scenario> makeHalfModelTrainingScenario();
+std::unique_ptr<Scenario> makeSetupInLoopScenario();
 
 /// All scenarios, in a fixed order.
 const std::vector<std::unique_ptr<Scenario>> &allScenarios();

@@ -302,6 +302,33 @@ TEST(Scenarios, HalfModelTrainingRunsOnTheCpu) {
   EXPECT_EQ(O.RanOn, "cpu");
 }
 
+TEST(Scenarios, SetupInLoopRunsEachKindOfSetupOnTheCpu) {
+  for (const char *Setup : {"load", "module", "optimizer"}) {
+    ReplayContext Ctx = cpuContext();
+    json Recipe = {{"scenario", scenario::SetupInLoop},
+                   {"setup", Setup},
+                   {"module", Mlp},
+                   {"input", {{"shape", {16, 784}}}}};
+    ScenarioOutcome O =
+        findScenario(scenario::SetupInLoop)->replay(Recipe, Ctx);
+    ASSERT_NE(O.Result, Verdict::NotRun) << Setup << ": " << O.Reason;
+    ASSERT_TRUE(O.Samples.has_value()) << Setup;
+    EXPECT_GE(O.Samples->Original.size(), 5u) << Setup;
+    EXPECT_EQ(O.RanOn, "cpu") << Setup;
+    if (std::string(Setup) == "load")
+      EXPECT_TRUE(mentions(Ctx.Assumptions, "stands in for it"));
+    if (std::string(Setup) == "optimizer")
+      EXPECT_FALSE(O.Measurements["weights_agree_after_training"].get<bool>());
+    else
+      EXPECT_TRUE(O.Measurements["same_result"].get<bool>()) << Setup;
+  }
+  ReplayContext Ctx = cpuContext();
+  EXPECT_EQ(findScenario(scenario::SetupInLoop)
+                ->replay({{"scenario", scenario::SetupInLoop}}, Ctx)
+                .Result,
+            Verdict::NotRun);
+}
+
 TEST(Scenarios, NullRecipeFieldsMeanUnknownNotACrash) {
   Environment Env;
   Env.Device = c10::Device("cpu");
