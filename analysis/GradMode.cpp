@@ -205,7 +205,8 @@ bool mayHoldTensorAt(QualType T, unsigned Depth) {
     return mayHoldTensorAt(Pointer->getPointeeType(), Depth + 1);
   if (const auto *Array = dyn_cast<ArrayType>(T.getTypePtr()))
     return mayHoldTensorAt(Array->getElementType(), Depth + 1);
-  if (api::isTensor(T))
+  // A TorchScript value (an IValue, a tuple of them) carries tensors too.
+  if (api::isTensor(T) || api::isScriptValue(T))
     return true;
   const auto *RD = T->getAsCXXRecordDecl();
   if (!RD || api::isInTorchNamespace(RD) || api::moduleClassOf(T))

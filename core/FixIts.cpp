@@ -51,7 +51,9 @@ CharSourceRange wholeLinesOf(const Stmt *S, ASTContext &Ctx) {
   if (LineEnd == llvm::StringRef::npos)
     return CharSourceRange();
   llvm::StringRef Rest = Buffer.slice(End.second, LineEnd).ltrim(" \t");
-  if (!Rest.rtrim("\r").empty() && !Rest.starts_with("//"))
+  Rest = Rest.rtrim("\r");
+  // A comment that ends in a backslash continues on the next line.
+  if (!Rest.empty() && (!Rest.starts_with("//") || Rest.ends_with("\\")))
     return CharSourceRange();
   // From the line break before the lines to the one that ends them (not
   // included): a range that neither starts nor ends before a space, which

@@ -200,7 +200,11 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return;
 
   std::string Name = quoted(Module, Ctx, "the module");
-  bool ScriptModule = api::isScriptModuleClass(Impl);
+  // InferenceMode only over the whole function: from an inner block, a
+  // result kept in a variable declared outside it would be an inference
+  // tensor that autograd later refuses.
+  bool ScriptModule =
+      api::isScriptModuleClass(Impl) && Block && Block == FD->getBody();
   std::string Guard = guardDeclaration(FD, ScriptModule);
   FindingBuilder Finding = report(
       Ctx, Call->getSourceRange(),

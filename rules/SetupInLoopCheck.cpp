@@ -37,15 +37,22 @@ namespace {
 /// optimizer constructed.
 enum class SetupKind { Load, Module, Optimizer };
 
-std::optional<SetupKind> kindOfConstructed(QualType T) {
+/// What constructing a T sets up. MadeShared: T is what make_shared or
+/// make_unique returns, whose pointee is built.
+std::optional<SetupKind> kindOfConstructed(QualType T, bool MadeShared) {
   T = api::bareType(T);
   if (T.isNull())
     return std::nullopt;
-  if (const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-          T->getAsCXXRecordDecl());
-      Spec && Spec->isInStdNamespace() && Spec->getTemplateArgs().size() >= 1 &&
-      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-    T = Spec->getTemplateArgs()[0].getAsType(); // make_shared's result
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T->getAsCXXRecordDecl());
+  if (MadeShared) {
+    if (!Spec || Spec->getTemplateArgs().size() < 1 ||
+        Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+      return std::nullopt;
+    T = api::bareType(Spec->getTemplateArgs()[0].getAsType());
+  } else if (Spec && Spec->isInStdNamespace()) {
+    return std::nullopt; // a pointer, a container, an optional: not built here
+  }
   if (const CXXRecordDecl *Impl = api::moduleClassOf(T))
     if (!api::isScriptModuleClass(Impl) && !api::isParameterFree(Impl))
       return SetupKind::Module;
@@ -67,11 +74,16 @@ AST_MATCHER(CXXConstructExpr, buildsModuleOrOptimizer) {
   if (Node.getNumArgs() == 1 &&
       Node.getArg(0)->IgnoreImpCasts()->getType()->isNullPtrType())
     return false;
-  return kindOfConstructed(Node.getType()).has_value();
+  // A holder around a module built elsewhere (`Net(std::make_shared<...>())`)
+  // builds nothing itself.
+  for (const Expr *Arg : Node.arguments())
+    if (api::moduleClassOf(Arg->getType()))
+      return false;
+  return kindOfConstructed(Node.getType(), /*MadeShared=*/false).has_value();
 }
 
 AST_MATCHER(CallExpr, makesModuleOrOptimizer) {
-  return kindOfConstructed(Node.getType()).has_value();
+  return kindOfConstructed(Node.getType(), /*MadeShared=*/true).has_value();
 }
 
 /// A write to D inside Loop: an assignment, an increment, a non-const method
@@ -147,7 +159,7 @@ private:
 class ReadFinder : public RecursiveASTVisitor<ReadFinder> {
 public:
   bool VisitDeclRefExpr(DeclRefExpr *Ref) {
-    if (isa<VarDecl>(Ref->getDecl()))
+    if (isa<VarDecl>(Ref->getDecl()) || isa<BindingDecl>(Ref->getDecl()))
       Read.push_back(Ref->getDecl());
     return true;
   }
@@ -165,6 +177,31 @@ bool contains(const Stmt *Outer, SourceLocation Loc, const SourceManager &SM) {
          !SM.isBeforeInTranslationUnit(R.getEnd(), Loc);
 }
 
+/// A loop nested in Loop trains (backward(), an optimizer step): Loop runs
+/// a whole training per iteration (k-fold, an ensemble, a search), for
+/// which a fresh module and optimizer are the point.
+class NestedTraining : public RecursiveASTVisitor<NestedTraining> {
+public:
+  bool TraverseStmt(Stmt *S) {
+    if (!S || Found)
+      return true;
+    bool Loop = isa<ForStmt>(S) || isa<CXXForRangeStmt>(S) ||
+                isa<WhileStmt>(S) || isa<DoStmt>(S);
+    Depth += Loop;
+    RecursiveASTVisitor::TraverseStmt(S);
+    Depth -= Loop;
+    return true;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (Depth > 1 && (api::isBackwardCall(Call) || api::isOptimizerCall(Call)))
+      Found = true;
+    return true;
+  }
+  int Depth = 0;
+  bool Found = false;
+};
+
 /// What Setup reads changes from one iteration to the next: it names a
 /// variable of the loop (its counter, the element of a range-for) or one the
 /// loop writes. A loop over files or configurations loads each on purpose.
@@ -172,7 +209,7 @@ bool variesWithLoop(const Expr *Setup, const Stmt *Loop, ASTContext &Ctx) {
   ReadFinder Reads;
   Reads.TraverseStmt(const_cast<Expr *>(Setup));
   for (const ValueDecl *D : Reads.Read) {
-    if (isa<VarDecl>(D) &&
+    if (!isa<FieldDecl>(D) &&
         contains(Loop, D->getLocation(), Ctx.getSourceManager()))
       return true;
     WriteFinder Writes(D);
@@ -241,6 +278,70 @@ const DeclStmt *hoistableDeclaration(const Expr *Setup, const Stmt *Loop,
   if (!Body || parentStmt(Body, Ctx) != Loop)
     return nullptr;
   return Declaration;
+}
+
+/// What keeps the fix-it from moving Var's declaration out of the loop: Var
+/// moved or stored on each iteration (`models.push_back(model)`, which
+/// holders share), or a setup whose arguments call the program's own
+/// functions (`load(next_path())`), which may give another value each time.
+class HoistBlocker : public RecursiveASTVisitor<HoistBlocker> {
+public:
+  explicit HoistBlocker(const VarDecl *Var) : Var(Var) {}
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    llvm::StringRef Name =
+        FD && FD->getIdentifier() ? FD->getName() : llvm::StringRef();
+    bool Stores = Name == "move" || Name == "push_back" ||
+                  Name == "emplace_back" || Name == "insert" ||
+                  Name == "emplace" || Name == "push";
+    if (Stores)
+      for (const Expr *Arg : Call->arguments())
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts()))
+          if (Ref->getDecl() == Var)
+            Found = true;
+    return !Found;
+  }
+  bool Found = false;
+
+private:
+  const VarDecl *Var;
+};
+
+bool callsProgramFunctions(const Expr *Setup) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool VisitCallExpr(CallExpr *Call) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      if (FD && !FD->isInStdNamespace() && !api::isInTorchNamespace(FD))
+        if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); !MD || !MD->isConst())
+          Found = true;
+      return !Found;
+    }
+    bool Found = false;
+  } F;
+  F.TraverseStmt(const_cast<Expr *>(Setup));
+  return F.Found;
+}
+
+/// The loop is a statement of a block, alone on its line: not the body of
+/// an if without braces, not after a label or a pragma, where a line put
+/// before it would change what it means.
+bool takesALineBefore(const Stmt *Loop, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Start = Loop->getBeginLoc();
+  if (Start.isMacroID() ||
+      !isa_and_nonnull<CompoundStmt>(parentStmt(Loop, Ctx)) ||
+      textBeforeOnLine(Start, SM).find_first_not_of(" \t") !=
+          llvm::StringRef::npos)
+    return false;
+  // The line above: a pragma (`#pragma omp parallel for`) belongs to the loop.
+  llvm::StringRef Indent = textBeforeOnLine(Start, SM);
+  SourceLocation LineStart =
+      Start.getLocWithOffset(-static_cast<int>(Indent.size()));
+  if (SM.getDecomposedLoc(LineStart).second == 0)
+    return true;
+  llvm::StringRef Above =
+      textBeforeOnLine(LineStart.getLocWithOffset(-1), SM).ltrim(" \t");
+  return !Above.starts_with("#");
 }
 
 /// Another declaration of Name in FD, outside Loop: hoisted, the moved one
@@ -319,7 +420,7 @@ void SetupInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (Setup)
     Kind = SetupKind::Load;
   else if ((Setup = Result.Nodes.getNodeAs<Expr>("build")))
-    Kind = kindOfConstructed(Setup->getType());
+    Kind = kindOfConstructed(Setup->getType(), isa<CallExpr>(Setup));
   if (!Setup || !Kind || !Reported.insert(Setup).second)
     return;
   DeviceFlow &Flow = context().deviceFlow(Ctx);
@@ -331,6 +432,12 @@ void SetupInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (conditionalOrRetried(Setup, Loop, Ctx) ||
       variesWithLoop(Setup, Loop, Ctx))
     return;
+  if (*Kind != SetupKind::Load) {
+    NestedTraining Training;
+    Training.TraverseStmt(const_cast<Stmt *>(Loop));
+    if (Training.Found)
+      return;
+  }
 
   const DeclStmt *Declaration = hoistableDeclaration(Setup, Loop, Ctx);
   FindingBuilder Finding =
@@ -349,9 +456,13 @@ void SetupInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   CharSourceRange Lines =
       Declaration ? wholeLinesOf(Declaration, Ctx) : CharSourceRange();
   SourceLocation LoopStart = Loop->getBeginLoc();
-  if (Lines.isValid() && Function && !LoopStart.isMacroID() &&
-      textBeforeOnLine(LoopStart, SM).find_first_not_of(" \t") ==
-          llvm::StringRef::npos) {
+  const VarDecl *Hoisted =
+      Declaration ? cast<VarDecl>(Declaration->getSingleDecl()) : nullptr;
+  HoistBlocker Blocker(Hoisted);
+  if (Hoisted)
+    Blocker.TraverseStmt(const_cast<Stmt *>(Loop));
+  if (Lines.isValid() && Function && !Blocker.Found &&
+      !callsProgramFunctions(Setup) && takesALineBefore(Loop, Ctx)) {
     NameClash Clash(cast<VarDecl>(Declaration->getSingleDecl())->getName(),
                     Loop, SM);
     Clash.TraverseDecl(const_cast<FunctionDecl *>(Function));

@@ -141,12 +141,16 @@ bool accumulated(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
 /// the device), nor a second copy.
 bool copiesResultOut(const Expr *Site, const Sync &What, const FactSet &Facts,
                      const Stmt *Loop, ASTContext &Ctx) {
-  if (!What.Tensor || Facts.empty() || accumulated(Site, Loop, Ctx))
+  if (!What.Tensor || Facts.empty() || accumulated(Site, Loop, Ctx) ||
+      enclosingLoop(Site, Ctx) != Loop || inPeriodicBranch(Site, Loop, Ctx))
     return false;
-  for (const DeviceFact &F : Facts)
+  bool OnGpu = false;
+  for (const DeviceFact &F : Facts) {
     if (F.isKnown() && F.How != Provenance::ModuleOutput)
       return false;
-  return true;
+    OnGpu |= F.isKnown() && F.Kind != api::DeviceKind::CPU;
+  }
+  return OnGpu;
 }
 
 /// The syncs of Loop's body that copy a module's result out, in source order.
@@ -155,7 +159,7 @@ public:
   ResultCopies(const Stmt *Loop, DeviceFlow &Flow, ASTContext &Ctx)
       : Loop(Loop), Flow(Flow), Ctx(Ctx) {}
   bool VisitExpr(Expr *E) {
-    if (!First)
+    if (!First && Flow.reachable(E))
       if (std::optional<Sync> What = syncAt(E, Flow, Ctx))
         if (copiesResultOut(E, *What,
                             What->Tensor ? Flow.devicesOf(What->Tensor)

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct NetImpl : torch::nn::Module {
@@ -122,6 +123,24 @@ void name_taken(const std::string &path) {
     torch::jit::Module module = torch::jit::load(path); // expect: torch-setup-in-loop
     std::cout << module.forward({next_frame()}).toTensor() << "\n";
   }
+}
+
+void stored_per_frame(std::vector<Net> &history) {
+  torch::NoGradGuard no_grad;
+  for (int frame = 0; frame < 10; ++frame) {
+    Net snapshot; // expect: torch-setup-in-loop
+    std::cout << snapshot->forward(next_frame()) << "\n";
+    history.push_back(snapshot);
+  }
+}
+
+void loop_under_an_if(const std::string &path, bool run) {
+  torch::NoGradGuard no_grad;
+  if (run)
+    for (int frame = 0; frame < 10; ++frame) {
+      torch::jit::Module module = torch::jit::load(path); // expect: torch-setup-in-loop
+      std::cout << module.forward({next_frame()}).toTensor() << "\n";
+    }
 }
 
 // --- negatives -------------------------------------------------------------
@@ -250,6 +269,40 @@ void optimizer_per_fold(const std::vector<torch::Tensor> &batches) {
   }
 }
 
+void named_models(const std::vector<std::pair<std::string, std::string>> &models) {
+  torch::NoGradGuard no_grad;
+  for (const auto &[name, path] : models) {
+    torch::jit::Module module = torch::jit::load(path);
+    std::cout << name << module.forward({next_frame()}).toTensor() << "\n";
+  }
+}
+
+void containers_and_pointers(Net &model) {
+  torch::NoGradGuard no_grad;
+  for (int frame = 0; frame < 10; ++frame) {
+    std::vector<torch::nn::Linear> heads;
+    std::shared_ptr<NetImpl> none;
+    std::shared_ptr<torch::nn::Module> base = model.ptr();
+    std::cout << model->forward(next_frame()) << heads.size() << "\n";
+    (void)none;
+    (void)base;
+  }
+}
+
+void fold_with_validation(const std::vector<torch::Tensor> &batches) {
+  for (int fold = 0; fold < 5; ++fold) {
+    Net model;
+    torch::optim::Adam optimizer(model->parameters());
+    for (const torch::Tensor &x : batches) {
+      optimizer.zero_grad();
+      model(x).pow(2).mean().backward();
+      optimizer.step();
+    }
+    torch::NoGradGuard no_grad;
+    std::cout << model(batches.front()).sum() << "\n";
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     return 1;
@@ -280,4 +333,9 @@ int main(int argc, char **argv) {
   holders_and_copies(model);
   models_built_in_a_loop(models);
   optimizer_per_fold(batches);
+  stored_per_frame(models);
+  loop_under_an_if(path, true);
+  named_models({{"a", path}});
+  containers_and_pointers(model);
+  fold_with_validation(batches);
 }

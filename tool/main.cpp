@@ -159,14 +159,14 @@ Report buildReport(std::vector<TranslationUnitResult> Results,
         A.Notes.begin(), A.Notes.end(), B.Notes.begin(), B.Notes.end(),
         [&](const Note &X, const Note &Y) { return Key(X) < Key(Y); });
   };
-  std::sort(R.Findings.begin(), R.Findings.end(),
-            [&](const Finding &A, const Finding &B) {
-              if (A < B)
-                return true;
-              if (B < A)
-                return false;
-              return NotesBefore(A, B);
-            });
+  std::stable_sort(R.Findings.begin(), R.Findings.end(),
+                   [&](const Finding &A, const Finding &B) {
+                     if (A < B)
+                       return true;
+                     if (B < A)
+                       return false;
+                     return NotesBefore(A, B);
+                   });
   auto SamePlace = [](const Finding &A, const Finding &B) {
     return A.RuleId == B.RuleId && A.Where.File == B.Where.File &&
            A.Where.Begin.Offset == B.Where.Begin.Offset &&
