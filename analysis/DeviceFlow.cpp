@@ -1342,7 +1342,13 @@ FactSet DeviceFlow::moduleOutput(Analysis &A, const State &S,
     for (unsigned I = api::moduleInputIndex(Call); I < Call->getNumArgs(); ++I)
       if (api::carriesTensors(Call->getArg(I)->getType()))
         mergeFacts(Result, eval(A, S, Call->getArg(I)));
-    return Result.empty() ? unknown() : Result;
+    if (Result.empty())
+      return unknown();
+    // A loaded TorchScript module of unknown device runs where its inputs
+    // are (or fails): what it gives back is still a module's result.
+    if (api::isScriptModuleClass(Impl))
+      return relabel(std::move(Result), Provenance::ModuleOutput, Call);
+    return Result;
   }
   return relabel(Module, Provenance::ModuleOutput, Call);
 }

@@ -237,6 +237,16 @@ void generate(const std::string &path, torch::Tensor tokens) {
   }
 }
 
+void loaded_as_saved(const std::string &path) {
+  torch::NoGradGuard no_grad;
+  torch::Device device = pick_device();
+  torch::jit::Module module = torch::jit::load(path);
+  for (int frame = 0; frame < 100; ++frame) {
+    torch::Tensor input = torch::rand({1, 3, 224, 224}, device);
+    std::cout << module.forward({input}).toTensor().argmax(1).item<int64_t>() << "\n";
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     return 1;
@@ -262,4 +272,5 @@ int main(int argc, char **argv) {
   pinned_staging(path, pixels);
   serve(path, {request});
   generate(path, torch::zeros({1, 1}, torch::kLong));
+  loaded_as_saved(path);
 }
