@@ -132,9 +132,25 @@ public:
   int Nesting = 0;
 };
 
-/// Calls Visit(Parent, Child) for each statement from S up to Loop.
-template <typename Visitor>
-bool walkUpTo(const Stmt *S, const Stmt *Loop, ASTContext &Ctx, Visitor Visit) {
+bool hasModulo(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *Op = dyn_cast<BinaryOperator>(S))
+    if (Op->getOpcode() == BO_Rem)
+      return true;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
+    if (Op->getOperator() == OO_Percent)
+      return true;
+  for (const Stmt *Child : S->children())
+    if (hasModulo(Child))
+      return true;
+  return false;
+}
+} // namespace
+
+bool walkUpTo(
+    const Stmt *S, const Stmt *Loop, ASTContext &Ctx,
+    llvm::function_ref<bool(const Stmt *Parent, const Stmt *Child)> Visit) {
   DynTypedNode Node = DynTypedNode::create(*S);
   const Stmt *Child = S;
   for (unsigned Steps = 0; Steps < 256; ++Steps) {
@@ -156,22 +172,6 @@ bool walkUpTo(const Stmt *S, const Stmt *Loop, ASTContext &Ctx, Visitor Visit) {
   }
   return false;
 }
-
-bool hasModulo(const Stmt *S) {
-  if (!S)
-    return false;
-  if (const auto *Op = dyn_cast<BinaryOperator>(S))
-    if (Op->getOpcode() == BO_Rem)
-      return true;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
-    if (Op->getOperator() == OO_Percent)
-      return true;
-  for (const Stmt *Child : S->children())
-    if (hasModulo(Child))
-      return true;
-  return false;
-}
-} // namespace
 
 LoopRole roleOf(const Stmt *Loop) {
   StepWorkFinder Finder;

@@ -10,6 +10,8 @@
 #ifndef TORCHLINT_ANALYSIS_LOOPS_H
 #define TORCHLINT_ANALYSIS_LOOPS_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 namespace clang {
 class ASTContext;
 class Expr;
@@ -55,6 +57,14 @@ const clang::Stmt *stepLoopAround(const clang::Stmt *Loop,
 /// Something in Function's body (outside loops) runs a module, backward() or
 /// an optimizer step: a training or evaluation step when a loop calls it.
 bool runsStep(const clang::FunctionDecl *Function);
+
+/// Calls Visit(Parent, Child) for each statement above S, through
+/// declarations, up to Loop included; true as soon as Visit returns true.
+bool walkUpTo(const clang::Stmt *S, const clang::Stmt *Loop,
+              clang::ASTContext &Ctx,
+              llvm::function_ref<bool(const clang::Stmt *Parent,
+                                      const clang::Stmt *Child)>
+                  Visit);
 
 /// A branch between S and Loop runs only on some iterations: a condition
 /// with `%` (`if (i % 100 == 0)`), the logging interval of a training loop.

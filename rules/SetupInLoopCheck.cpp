@@ -3,6 +3,7 @@
 #include "common/Scenarios.h"
 
 #include "analysis/DeviceFlow.h"
+#include "analysis/EnclosingBlocks.h"
 #include "analysis/Loops.h"
 #include "api/TorchApi.h"
 #include "core/FixIts.h"
@@ -240,19 +241,15 @@ const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
 /// block makes the loop one that retries what failed.
 bool conditionalOrRetried(const Stmt *Setup, const Stmt *Loop,
                           ASTContext &Ctx) {
-  const Stmt *Child = Setup;
-  for (const Stmt *S = parentStmt(Setup, Ctx); S && S != Loop;
-       Child = S, S = parentStmt(S, Ctx)) {
+  return walkUpTo(Setup, Loop, Ctx, [](const Stmt *S, const Stmt *Child) {
     if (isa<CXXTryStmt>(S) || isa<SwitchStmt>(S) ||
         isa<AbstractConditionalOperator>(S))
       return true;
-    if (const auto *If = dyn_cast<IfStmt>(S); If && Child != If->getCond())
-      return true;
-    if (const auto *Logical = dyn_cast<BinaryOperator>(S);
-        Logical && Logical->isLogicalOp() && Child == Logical->getRHS())
-      return true;
-  }
-  return false;
+    if (const auto *If = dyn_cast<IfStmt>(S))
+      return Child != If->getCond();
+    const auto *Logical = dyn_cast<BinaryOperator>(S);
+    return Logical && Logical->isLogicalOp() && Child == Logical->getRHS();
+  });
 }
 
 /// The declaration that Setup initializes, when it is a statement of its own
@@ -328,8 +325,7 @@ bool callsProgramFunctions(const Expr *Setup) {
 bool takesALineBefore(const Stmt *Loop, ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation Start = Loop->getBeginLoc();
-  if (Start.isMacroID() ||
-      !isa_and_nonnull<CompoundStmt>(parentStmt(Loop, Ctx)) ||
+  if (Start.isMacroID() || statementInBlock(Loop, Ctx) != Loop ||
       textBeforeOnLine(Start, SM).find_first_not_of(" \t") !=
           llvm::StringRef::npos)
     return false;

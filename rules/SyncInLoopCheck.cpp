@@ -117,22 +117,12 @@ std::optional<Sync> syncAt(const Expr *E, DeviceFlow &Flow,
 /// S is part of a compound assignment (`correct += ....item()`): a value
 /// summed over iterations, which can be summed on the device instead.
 bool accumulated(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
-  DynTypedNode Node = DynTypedNode::create(*S);
-  for (unsigned Steps = 0; Steps < 64; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(Node);
-    if (Parents.empty())
-      return false;
-    Node = Parents[0];
-    const auto *Parent = Node.get<Stmt>();
-    if (!Parent || Parent == Loop)
-      return false;
+  return walkUpTo(S, Loop, Ctx, [](const Stmt *Parent, const Stmt *) {
     if (isa<CompoundAssignOperator>(Parent))
       return true;
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent))
-      if (Op->isAssignmentOp() && Op->getOperator() != OO_Equal)
-        return true;
-  }
-  return false;
+    const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent);
+    return Op && Op->isAssignmentOp() && Op->getOperator() != OO_Equal;
+  });
 }
 
 /// In a loop that runs a module without training it (inference on every
