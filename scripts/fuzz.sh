@@ -3,7 +3,8 @@
 # UndefinedBehaviorSanitizer on) and runs each for the given time, starting
 # from the committed seed corpus.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-# Targets: compile_database configuration replay_log (all by default).
+# Targets: compile_database configuration replay_log program_file loader_cache
+# build_folder (all by default).
 # New inputs go to build-fuzz/corpus/<target>, never into the seeds; an input
 # that fails is kept as build-fuzz/findings/<target>/crash-* and the script
 # exits with 1.
@@ -13,7 +14,8 @@ build=${TORCHLINT_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=${1:-60}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(compile_database configuration replay_log)
+((${#targets[@]})) || targets=(compile_database configuration replay_log program_file loader_cache
+  build_folder)
 
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   generator=()

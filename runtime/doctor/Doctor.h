@@ -19,6 +19,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace torchlint::doctor {
@@ -124,6 +125,9 @@ struct Check {
   std::string Detail;
   /// What to do about it; empty unless State is Fail.
   std::string Fix;
+  /// The same fix for each way of building a program ("CMake", "Makefile",
+  /// "qmake"), where the way matters; Fix then says what they have in common.
+  std::vector<std::pair<std::string, std::string>> BuildFixes;
 };
 
 /// The computation run on the device; returns its outcome and never throws.
@@ -131,6 +135,10 @@ using DeviceOperation = std::function<DeviceOpResult()>;
 
 /// A matmul on cuda:0 compared with the same matmul on the CPU.
 DeviceOpResult runDeviceOperation();
+
+/// The driver's view alone: libcuda.so.1 through dlopen, libtorch not asked.
+/// Fills the Libcuda*, Driver* and Devices facts.
+void probeDriver(SystemFacts &Facts);
 
 /// Probes this machine. \p Operation runs only when libtorch has a CUDA
 /// backend and sees a device, since otherwise its failure says nothing new.

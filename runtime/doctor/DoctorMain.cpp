@@ -1,13 +1,19 @@
 //===--- DoctorMain.cpp - The torchlint-doctor program ----------*- C++ -*-===//
 //
-// Exit codes: 0 when a GPU is usable, 1 when not (or when the doctor itself
-// failed), 2 for bad usage. Arguments are parsed before libtorch is touched,
-// so that a usage error prints nothing but its one line.
+// Two modes. Without arguments it diagnoses this machine: exit 0 when a GPU
+// is usable, 1 when not (or when the doctor itself failed), 2 for bad usage.
+// With --binary or --build-dir it diagnoses the user's program or CMake
+// build folder: exit 0 when nothing is wrong, 1 when a problem is found, 2
+// for bad usage or bad input (one line on standard error naming the file).
+// Arguments are parsed before libtorch is touched, so that a usage error
+// prints nothing but its one line.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Doctor.h"
+#include "ProgramDoctor.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -25,6 +31,7 @@ namespace {
 
 const char *const Usage =
     "usage: torchlint-doctor [--json] [--help] [--version]\n"
+    "       torchlint-doctor [--json] [--binary PROGRAM] [--build-dir DIR]\n"
     "\n"
     "Explains why libtorch does not use the GPU on this machine. Checks, in\n"
     "order: the libtorch build (CPU-only or CUDA), the NVIDIA driver and the\n"
@@ -32,14 +39,28 @@ const char *const Usage =
     "the /dev/nvidia* permissions, cuDNN, and a small matmul on cuda:0.\n"
     "Each check prints OK, FAIL (with the fix) or SKIP.\n"
     "\n"
+    "With --binary, it tells why PROGRAM's libtorch cannot see the GPU: it\n"
+    "resolves the program's libraries as the dynamic loader would (RPATH,\n"
+    "LD_LIBRARY_PATH, RUNPATH, /etc/ld.so.cache, the default folders) and\n"
+    "checks that they are found, which libtorch they are, that it is a CUDA\n"
+    "build, that the program loads libtorch_cuda, and that it has code for\n"
+    "this machine's GPUs. With --build-dir, it reads a configured CMake\n"
+    "build folder (without writing to it): the libtorch Torch_DIR points at\n"
+    "and each target's link line. Each problem comes with its fix for CMake,\n"
+    "a Makefile and qmake.\n"
+    "\n"
     "options:\n"
+    "  --binary PROGRAM  diagnose this program (an ELF executable or library)\n"
+    "  --build-dir DIR   diagnose this configured CMake build folder\n"
     "  --json     print the result as JSON: {\"usable\", \"libtorch\",\n"
     "             \"built_with\", \"checks\": [{\"name\", \"status\", "
     "\"detail\", \"fix\"}]}\n"
     "  --help     print this help\n"
     "  --version  print the version and the libtorch it was built against\n"
     "\n"
-    "exit status: 0 when a GPU is usable, 1 when not, 2 for bad usage\n";
+    "exit status: 0 when a GPU is usable, 1 when not, 2 for bad usage;\n"
+    "with --binary or --build-dir: 0 when nothing is wrong, 1 when a problem\n"
+    "is found, 2 for bad usage or bad input\n";
 
 const char *builtWith() {
 #ifdef TORCHLINT_TORCH_HAS_CUDA
@@ -51,10 +72,77 @@ const char *builtWith() {
 
 } // namespace
 
+/// The user's program and build folder, without libtorch: only the driver
+/// is asked which GPUs there are.
+int diagnoseUserProgram(const std::string &Binary, const std::string &BuildDir,
+                        bool Json) {
+  using namespace torchlint::doctor;
+  ProgramReport Report;
+  if (!BuildDir.empty()) {
+    std::string Error;
+    Report.Build = readBuildFolder(BuildDir, Error);
+    if (!Report.Build) {
+      std::cerr << "torchlint-doctor: error: " << BuildDir << ": " << Error
+                << "\n";
+      return 2;
+    }
+    std::vector<Check> Checks = diagnoseBuildFolder(*Report.Build);
+    Report.Checks.insert(Report.Checks.end(), Checks.begin(), Checks.end());
+  }
+  if (!Binary.empty()) {
+    LoaderSettings Settings;
+    if (const char *Path = std::getenv("LD_LIBRARY_PATH"))
+      Settings.LibraryPath = Path;
+    std::string Error;
+    Report.Program = inspectProgram(Binary, Settings, Error);
+    if (!Report.Program) {
+      std::cerr << "torchlint-doctor: error: " << Binary << ": " << Error
+                << "\n";
+      return 2;
+    }
+    VisibleGpus Gpus;
+    if (Report.Program->TorchHasCuda) {
+      SystemFacts Driver;
+      probeDriver(Driver);
+      Gpus.Devices = Driver.Devices;
+      if (!Driver.LibcudaLoaded)
+        Gpus.Unavailable = "no NVIDIA driver: " + Driver.LibcudaError;
+      else if (!Driver.DriverInitError.empty())
+        Gpus.Unavailable =
+            "the driver's cuInit failed: " + Driver.DriverInitError;
+    }
+    std::vector<Check> Checks = diagnoseProgram(*Report.Program, Gpus);
+    Report.Checks.insert(Report.Checks.begin(), Checks.begin(), Checks.end());
+  }
+  if (Json)
+    writeProgramJson(std::cout, Report);
+  else
+    writeProgramText(std::cout, Report);
+  return hasProblem(Report.Checks) ? 1 : 0;
+}
+
 int main(int Argc, char **Argv) {
   bool Json = false;
+  std::string Binary, BuildDir;
   for (int I = 1; I < Argc; ++I) {
     std::string Argument = Argv[I];
+    if (Argument == "--binary" || Argument == "--build-dir") {
+      if (I + 1 >= Argc || std::string(Argv[I + 1]).empty()) {
+        std::cerr << "torchlint-doctor: error: " << Argument
+                  << " needs a value (see --help)\n";
+        return 2;
+      }
+      (Argument == "--binary" ? Binary : BuildDir) = Argv[++I];
+      continue;
+    }
+    if (Argument.rfind("--binary=", 0) == 0) {
+      Binary = Argument.substr(9);
+      continue;
+    }
+    if (Argument.rfind("--build-dir=", 0) == 0) {
+      BuildDir = Argument.substr(12);
+      continue;
+    }
     if (Argument == "--help" || Argument == "-h") {
       std::cout << Usage;
       return 0;
@@ -82,6 +170,8 @@ int main(int Argc, char **Argv) {
 
   using namespace torchlint::doctor;
   try {
+    if (!Binary.empty() || !BuildDir.empty())
+      return diagnoseUserProgram(Binary, BuildDir, Json);
     SystemFacts Facts = gatherFacts();
     std::vector<Check> Checks = diagnose(Facts);
     if (Json)

@@ -299,6 +299,8 @@ DeviceOpResult runDeviceOperation() {
   return Result;
 }
 
+void probeDriver(SystemFacts &Facts) { probeLibcuda(Facts); }
+
 SystemFacts gatherFacts(const DeviceOperation &Operation) {
   SystemFacts F;
   if (std::optional<std::string> Proc = readFile("/proc/driver/nvidia/version"))

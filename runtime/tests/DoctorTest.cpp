@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Doctor.h"
+#include "RunCommand.h"
 
 #include <ATen/Context.h>
 #include <gtest/gtest.h>
@@ -20,6 +21,9 @@
 using namespace torchlint::doctor;
 
 namespace {
+
+using test::runDoctor;
+using test::RunResult;
 
 /// A machine where everything works: libtorch for CUDA 12.1 on a driver for
 /// CUDA 12.4 with one GPU.
@@ -68,29 +72,6 @@ Check find(const std::vector<Check> &Checks, const std::string &Name) {
 
 bool has(const std::string &Text, const std::string &Part) {
   return Text.find(Part) != std::string::npos;
-}
-
-struct RunResult {
-  int ExitCode = -1;
-  std::string Output;
-};
-
-/// Runs the doctor through the shell, stdout and stderr together.
-RunResult runDoctor(const std::string &Arguments,
-                    const std::string &Redirect = "2>&1") {
-  RunResult Result;
-  std::string Command = std::string("'") + TORCHLINT_DOCTOR_BINARY + "' " +
-                        Arguments + " " + Redirect;
-  FILE *Pipe = popen(Command.c_str(), "r");
-  if (!Pipe)
-    return Result;
-  char Buffer[4096];
-  while (std::size_t Read = fread(Buffer, 1, sizeof(Buffer), Pipe))
-    Result.Output.append(Buffer, Read);
-  int Status = pclose(Pipe);
-  if (Status != -1 && WIFEXITED(Status))
-    Result.ExitCode = WEXITSTATUS(Status);
-  return Result;
 }
 
 bool builtAgainstCudaLibtorch() {
