@@ -10,8 +10,11 @@
 #include <fstream>
 #include <sstream>
 
+#include <cstdio>
+
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace torchlint::doctor {
 
@@ -21,6 +24,7 @@ namespace {
 /// not one, and is not read whole.
 constexpr std::size_t LargestBuildFile = 256u << 20;
 constexpr std::size_t MostLinkFiles = 10000;
+constexpr std::size_t MostFoldersWalked = 100000;
 
 std::optional<std::string> readText(const std::string &Path) {
   struct stat Status {};
@@ -104,10 +108,15 @@ std::optional<bool> caffe2UsesCuda(const std::string &TorchDir) {
     if (startsWith(Trimmed, "if("))
       LastIf = Trimmed;
     if (contains(Trimmed, "public/cuda.cmake") &&
-        startsWith(Trimmed, "include("))
-      return LastIf == "if(ON)";
+        startsWith(Trimmed, "include(")) {
+      if (LastIf == "if(ON)")
+        return true;
+      if (LastIf == "if(OFF)")
+        return false;
+      return std::nullopt;
+    }
   }
-  return false;
+  return std::nullopt; // A layout this reader does not know.
 }
 
 void findTorchLibraries(const std::map<std::string, std::string> &Cache,
@@ -160,25 +169,65 @@ bool isLinkerRule(const std::string &Rule) {
          contains(Rule, "_MODULE_LIBRARY_LINKER__");
 }
 
+/// Not through symbolic links: a link to a folder above would walk the tree
+/// again at every level.
+bool isRealFolder(const std::string &Path) {
+  struct stat Status {};
+  return lstat(Path.c_str(), &Status) == 0 && S_ISDIR(Status.st_mode);
+}
+
 void collectLinkFiles(const std::string &Folder, int Depth,
-                      std::vector<std::string> &Files) {
-  if (Depth > 12 || Files.size() >= MostLinkFiles)
+                      std::vector<std::string> &Files, std::size_t &Folders) {
+  if (Depth > 12 || Files.size() >= MostLinkFiles ||
+      ++Folders > MostFoldersWalked)
     return;
   for (const std::string &Name : listFolder(Folder)) {
     std::string Path = Folder + "/" + Name;
     if (Name == "CMakeScratch" || Name == "CMakeTmp" || Name == ".cmake" ||
-        !isFolder(Path))
+        !isRealFolder(Path))
       continue;
     if (endsWith(Name, ".dir")) {
       if (readText(Path + "/link.txt"))
         Files.push_back(Path + "/link.txt");
       continue;
     }
-    collectLinkFiles(Path, Depth + 1, Files);
+    collectLinkFiles(Path, Depth + 1, Files, Folders);
   }
 }
 
 } // namespace
+
+std::optional<bool> compilerAddsAsNeeded(const std::string &Compiler) {
+  if (Compiler.empty() || Compiler[0] != '/' ||
+      Compiler.find('\'') != std::string::npos ||
+      access(Compiler.c_str(), X_OK) != 0)
+    return std::nullopt;
+  // -### prints the commands the driver would run, and runs none of them.
+  std::string Command =
+      "'" + Compiler + "' -### -x c /dev/null -o /dev/null 2>&1";
+  FILE *Pipe = popen(Command.c_str(), "r");
+  if (!Pipe)
+    return std::nullopt;
+  std::string Output;
+  char Buffer[4096];
+  while (std::size_t Read = fread(Buffer, 1, sizeof(Buffer), Pipe))
+    if (Output.size() < (1u << 20))
+      Output.append(Buffer, Read);
+  if (pclose(Pipe) != 0)
+    return std::nullopt;
+  // The last command is the link: collect2 (GCC) or ld (clang).
+  std::istringstream Lines(Output);
+  std::string Line, Link;
+  while (std::getline(Lines, Line))
+    if (!Line.empty() && Line[0] == ' ')
+      Link = Line;
+  if (Link.empty())
+    return std::nullopt;
+  for (const std::string &Word : splitCommandLine(Link))
+    if (Word == "--as-needed" || Word == "-as-needed")
+      return true;
+  return false;
+}
 
 std::map<std::string, std::string> parseCMakeCache(const std::string &Text) {
   std::map<std::string, std::string> Entries;
@@ -351,8 +400,12 @@ std::vector<LinkLine> parseNinjaLinkLines(const std::string &Text) {
     if (!isLinkerRule(Rule))
       continue;
     LinkLine Link;
-    Link.Target = unescapeNinja(trim(Line.substr(6, Colon - 6)));
-    Link.Target = Link.Target.substr(0, Link.Target.find(' '));
+    // The first output, cut at an unescaped space before "$ " is undone.
+    std::string Outputs = trim(Line.substr(6, Colon - 6));
+    std::size_t Space = 0;
+    while (Space < Outputs.size() && Outputs[Space] != ' ')
+      Space += Outputs[Space] == '$' ? 2 : 1;
+    Link.Target = unescapeNinja(Outputs.substr(0, Space));
     // The rule is <LANG>_<KIND>_LINKER__<target>_<config>, the config
     // possibly empty; target names may hold underscores, configs do not.
     std::string Named = Rule.substr(Rule.find("_LINKER__") + 9);
@@ -425,6 +478,12 @@ std::optional<BuildFolder> readBuildFolder(const std::string &Folder,
   }
   Build.Generator =
       Cache.count("CMAKE_GENERATOR") ? Cache["CMAKE_GENERATOR"] : "";
+  for (const char *Key : {"CMAKE_CXX_COMPILER", "CMAKE_C_COMPILER"})
+    if (Cache.count(Key) && !Cache[Key].empty()) {
+      Build.Compiler = Cache[Key];
+      Build.CompilerAddsAsNeeded = compilerAddsAsNeeded(Build.Compiler);
+      break;
+    }
   findTorchLibraries(Cache, Build);
 
   std::vector<std::string> NinjaFiles;
@@ -440,7 +499,8 @@ std::optional<BuildFolder> readBuildFolder(const std::string &Folder,
       }
   if (Build.LinkLines.empty()) {
     std::vector<std::string> LinkFiles;
-    collectLinkFiles(Folder, 0, LinkFiles);
+    std::size_t Folders = 0;
+    collectLinkFiles(Folder, 0, LinkFiles, Folders);
     for (const std::string &Path : LinkFiles) {
       std::optional<std::string> Text = readText(Path);
       if (!Text)

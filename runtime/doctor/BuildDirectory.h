@@ -80,7 +80,17 @@ struct BuildFolder {
   std::vector<LinkLine> LinkLines;
   /// Where the link lines were looked for when none was found.
   std::string LinkLinesSearched;
+  /// CMAKE_CXX_COMPILER (else CMAKE_C_COMPILER) from the cache.
+  std::string Compiler;
+  /// Whether that compiler's driver passes --as-needed to the linker before
+  /// the libraries (Debian's and Ubuntu's GCC do); nullopt when it could not
+  /// be asked.
+  std::optional<bool> CompilerAddsAsNeeded;
 };
+
+/// Asks \p Compiler (an absolute path) for the link command it would run
+/// (`-###`, which runs nothing) and whether --as-needed is on it.
+std::optional<bool> compilerAddsAsNeeded(const std::string &Compiler);
 
 /// Reads \p Folder; sets \p Error to one sentence when it is not a
 /// configured CMake build folder (no CMakeCache.txt).

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #if __has_include(<torch/version.h>)
@@ -52,6 +53,8 @@ const char *const Usage =
     "options:\n"
     "  --binary PROGRAM  diagnose this program (an ELF executable or library)\n"
     "  --build-dir DIR   diagnose this configured CMake build folder\n"
+    "  --library-path P  with --binary: the LD_LIBRARY_PATH the program runs\n"
+    "                    with (default: the doctor's own)\n"
     "  --json     print the result as JSON: {\"usable\", \"libtorch\",\n"
     "             \"built_with\", \"checks\": [{\"name\", \"status\", "
     "\"detail\", \"fix\"}]}\n"
@@ -70,11 +73,10 @@ const char *builtWith() {
 #endif
 }
 
-} // namespace
-
 /// The user's program and build folder, without libtorch: only the driver
 /// is asked which GPUs there are.
 int diagnoseUserProgram(const std::string &Binary, const std::string &BuildDir,
+                        const std::optional<std::string> &LibraryPath,
                         bool Json) {
   using namespace torchlint::doctor;
   ProgramReport Report;
@@ -91,7 +93,9 @@ int diagnoseUserProgram(const std::string &Binary, const std::string &BuildDir,
   }
   if (!Binary.empty()) {
     LoaderSettings Settings;
-    if (const char *Path = std::getenv("LD_LIBRARY_PATH"))
+    if (LibraryPath)
+      Settings.LibraryPath = *LibraryPath;
+    else if (const char *Path = std::getenv("LD_LIBRARY_PATH"))
       Settings.LibraryPath = Path;
     std::string Error;
     Report.Program = inspectProgram(Binary, Settings, Error);
@@ -121,26 +125,34 @@ int diagnoseUserProgram(const std::string &Binary, const std::string &BuildDir,
   return hasProblem(Report.Checks) ? 1 : 0;
 }
 
+} // namespace
+
 int main(int Argc, char **Argv) {
   bool Json = false;
   std::string Binary, BuildDir;
+  std::optional<std::string> LibraryPath;
   for (int I = 1; I < Argc; ++I) {
     std::string Argument = Argv[I];
-    if (Argument == "--binary" || Argument == "--build-dir") {
-      if (I + 1 >= Argc || std::string(Argv[I + 1]).empty()) {
-        std::cerr << "torchlint-doctor: error: " << Argument
+    std::string Value;
+    std::string Option = Argument.substr(0, Argument.find('='));
+    if (Option == "--binary" || Option == "--build-dir" ||
+        Option == "--library-path") {
+      if (Option != Argument)
+        Value = Argument.substr(Option.size() + 1);
+      else if (I + 1 < Argc)
+        Value = Argv[++I];
+      // An empty LD_LIBRARY_PATH is a value; an empty program is not.
+      if (Value.empty() && Option != "--library-path") {
+        std::cerr << "torchlint-doctor: error: " << Option
                   << " needs a value (see --help)\n";
         return 2;
       }
-      (Argument == "--binary" ? Binary : BuildDir) = Argv[++I];
-      continue;
-    }
-    if (Argument.rfind("--binary=", 0) == 0) {
-      Binary = Argument.substr(9);
-      continue;
-    }
-    if (Argument.rfind("--build-dir=", 0) == 0) {
-      BuildDir = Argument.substr(12);
+      if (Option == "--binary")
+        Binary = Value;
+      else if (Option == "--build-dir")
+        BuildDir = Value;
+      else
+        LibraryPath = Value;
       continue;
     }
     if (Argument == "--help" || Argument == "-h") {
@@ -171,7 +183,7 @@ int main(int Argc, char **Argv) {
   using namespace torchlint::doctor;
   try {
     if (!Binary.empty() || !BuildDir.empty())
-      return diagnoseUserProgram(Binary, BuildDir, Json);
+      return diagnoseUserProgram(Binary, BuildDir, LibraryPath, Json);
     SystemFacts Facts = gatherFacts();
     std::vector<Check> Checks = diagnose(Facts);
     if (Json)

@@ -41,7 +41,9 @@ std::unique_ptr<FileSource> FileSource::open(const std::string &Path,
     return nullptr;
   }
   return std::unique_ptr<FileSource>(
-      new FileSource(Descriptor, static_cast<std::uint64_t>(Status.st_size)));
+      new FileSource(Descriptor, static_cast<std::uint64_t>(Status.st_size),
+                     {static_cast<std::uint64_t>(Status.st_dev),
+                      static_cast<std::uint64_t>(Status.st_ino)}));
 }
 
 FileSource::~FileSource() { ::close(Descriptor); }
@@ -149,6 +151,7 @@ constexpr std::int64_t DynamicRunPath = 29;
 constexpr std::size_t LongestString = 4096;
 constexpr std::size_t MostDynamicEntries = 1 << 16;
 constexpr std::size_t MostSections = 1 << 20;
+constexpr std::uint64_t LargestNameTable = 64u << 20;
 
 struct Segment {
   std::uint32_t Type;
@@ -160,7 +163,8 @@ std::optional<std::string> stringAt(const ByteSource &Bytes,
                                     std::uint64_t TableOffset,
                                     std::uint64_t TableSize,
                                     std::uint64_t Index) {
-  if (Index >= TableSize)
+  if (Index >= TableSize || TableOffset > Bytes.size() ||
+      Index > Bytes.size() - TableOffset)
     return std::nullopt;
   std::uint64_t Limit =
       std::min<std::uint64_t>(TableSize - Index, LongestString + 1);
@@ -189,18 +193,17 @@ bool readProgramHeaders(const ByteSource &Bytes, const unsigned char *Header,
   std::uint32_t Count = u16(Header + 56);
   if (Count == 0)
     return true;
-  if (Count == 0xffff) {
-    // PN_XNUM: the real count is the first section header's sh_info.
-    unsigned char First[64];
-    if (!Bytes.read(u64(Header + 40), First, sizeof(First))) {
-      Error = "its program header count lies past the end of the file";
-      return false;
-    }
-    Count = u32(First + 44);
-  }
+  // PN_XNUM (0xffff) would put the real count in the first section header;
+  // glibc's loader does not read it either, and 65535 segments are already
+  // far more than any linker writes.
   if (EntrySize < 56) {
     Error = "its program headers are " + std::to_string(EntrySize) +
             " bytes long, not 56";
+    return false;
+  }
+  if (Offset > Bytes.size() ||
+      std::uint64_t(Count) * EntrySize > Bytes.size() - Offset) {
+    Error = "its program headers lie past the end of the file (truncated?)";
     return false;
   }
   for (std::uint32_t I = 0; I < Count; ++I) {
@@ -236,6 +239,11 @@ bool readDynamic(const ByteSource &Bytes, const std::vector<Segment> &Segments,
   std::vector<std::pair<std::int64_t, std::uint64_t>> Entries;
   std::uint64_t Count =
       std::min<std::uint64_t>(Dynamic->FileSize / 16, MostDynamicEntries);
+  if (Dynamic->Offset > Bytes.size() ||
+      Count * 16 > Bytes.size() - Dynamic->Offset) {
+    Error = "its dynamic section lies past the end of the file (truncated?)";
+    return false;
+  }
   for (std::uint64_t I = 0; I < Count; ++I) {
     unsigned char Entry[16];
     if (!Bytes.read(Dynamic->Offset + I * 16, Entry, sizeof(Entry))) {
@@ -314,7 +322,8 @@ void readSections(const ByteSource &Bytes, const unsigned char *Header,
   if (NamesIndex == 0xffff)
     NamesIndex = u32(First + 40); // SHN_XINDEX: sh_link of section 0.
   Count = std::min<std::uint64_t>(Count, MostSections);
-  if (NamesIndex >= Count)
+  if (NamesIndex >= Count || Offset > Bytes.size() ||
+      Count * EntrySize > Bytes.size() - Offset)
     return;
   std::vector<std::pair<std::uint32_t, ElfSection>> Read;
   for (std::uint64_t I = 0; I < Count; ++I) {
@@ -324,10 +333,19 @@ void readSections(const ByteSource &Bytes, const unsigned char *Header,
     Read.push_back(
         {u32(Entry), {"", u32(Entry + 4), u64(Entry + 24), u64(Entry + 32)}});
   }
-  const ElfSection &Names = Read[NamesIndex].second;
+  // The names are read once: a file of a million sections must not cost a
+  // read per name.
+  const ElfSection &NameTable = Read[NamesIndex].second;
+  if (NameTable.Offset > Bytes.size() ||
+      NameTable.Size > Bytes.size() - NameTable.Offset ||
+      NameTable.Size > LargestNameTable)
+    return;
+  std::string Names(static_cast<std::size_t>(NameTable.Size), '\0');
+  if (!Bytes.read(NameTable.Offset, Names.data(), Names.size()))
+    return;
   for (auto &[NameIndex, Section] : Read) {
-    Section.Name =
-        stringAt(Bytes, Names.Offset, Names.Size, NameIndex).value_or("");
+    if (NameIndex < Names.size())
+      Section.Name = Names.c_str() + NameIndex;
     File.Sections.push_back(std::move(Section));
   }
 }

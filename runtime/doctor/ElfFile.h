@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace torchlint::doctor {
@@ -55,18 +56,27 @@ public:
   ~FileSource() override;
   std::uint64_t size() const override { return Size; }
   bool read(std::uint64_t Offset, void *Out, std::size_t Size) const override;
+  /// The file's device and inode: two paths of one file are one library
+  /// to the dynamic loader.
+  std::pair<std::uint64_t, std::uint64_t> identity() const { return Identity; }
 
 private:
-  FileSource(int Descriptor, std::uint64_t Size)
-      : Descriptor(Descriptor), Size(Size) {}
+  FileSource(int Descriptor, std::uint64_t Size,
+             std::pair<std::uint64_t, std::uint64_t> Identity)
+      : Descriptor(Descriptor), Size(Size), Identity(Identity) {}
   int Descriptor;
   std::uint64_t Size;
+  std::pair<std::uint64_t, std::uint64_t> Identity;
 };
 
 /// What the first bytes of a file say it is.
 enum class FileFormat { Elf, WindowsPe, Script, Other };
 
 FileFormat sniffFormat(const ByteSource &Bytes);
+
+/// ELF e_type values of linked programs and libraries.
+constexpr std::uint16_t TypeExecutable = 2;
+constexpr std::uint16_t TypeShared = 3;
 
 /// ELF e_machine values the doctor names.
 constexpr std::uint16_t MachineX86 = 3;

@@ -2,6 +2,8 @@
 
 #include "FatBinary.h"
 
+#include <algorithm>
+
 namespace torchlint::doctor {
 
 namespace {
@@ -39,8 +41,40 @@ GpuCode readFatBinaries(const ByteSource &Bytes, std::uint64_t Offset,
     }
     auto Magic = static_cast<std::uint32_t>(little(Header, 4));
     if (Magic == 0) {
-      // Sections are padded between fat binaries.
-      At += 8;
+      // Sections are padded between fat binaries: skip the zeros a block at
+      // a time, and count the blocks as work.
+      unsigned char Block[4096];
+      while (At < End) {
+        std::size_t Size = static_cast<std::size_t>(
+            std::min<std::uint64_t>(sizeof(Block), End - At));
+        if (!Bytes.read(At, Block, Size)) {
+          Code.Problem = "the GPU code section could not be read";
+          return Code;
+        }
+        std::size_t Zeros = 0;
+        while (Zeros < Size && Block[Zeros] == 0)
+          ++Zeros;
+        if (Zeros == Size) {
+          At += Size;
+          if (++Code.Entries >= MostEntries)
+            break;
+          continue;
+        }
+        // Fat binaries start 8-byte aligned.
+        std::size_t Skip = Zeros & ~std::size_t(7);
+        if (Skip == 0) {
+          Code.Problem = "an unknown fat binary header at offset " +
+                         std::to_string(At - Offset) + " of the section";
+          return Code;
+        }
+        At += Skip;
+        break;
+      }
+      if (Code.Entries >= MostEntries) {
+        Code.Problem = "more than " + std::to_string(MostEntries) +
+                       " GPU code entries; the rest were not read";
+        return Code;
+      }
       continue;
     }
     if (Magic != FatBinaryMagic) {

@@ -10,6 +10,7 @@
 
 #include <cctype>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -137,6 +138,8 @@ std::vector<std::string> splitPathList(const std::string &List,
   return Folders;
 }
 
+constexpr std::uint64_t LargestCache = 64u << 20;
+
 struct LoadedObject {
   std::string Path;
   std::string DisplayName;
@@ -151,10 +154,16 @@ public:
       : Settings(Settings), Machine(Machine) {
     Folders = Settings.DefaultFolders.empty() ? defaultFolders(Machine)
                                               : Settings.DefaultFolders;
+    // Read whole, once: the parser reads the string table a byte at a time.
     std::string Error;
     if (std::unique_ptr<FileSource> Cache =
-            FileSource::open(Settings.CacheFile, Error))
-      CacheEntries = parseLoaderCache(*Cache, Machine);
+            FileSource::open(Settings.CacheFile, Error);
+        Cache && Cache->size() <= LargestCache) {
+      std::string Bytes(static_cast<std::size_t>(Cache->size()), '\0');
+      if (Cache->read(0, Bytes.data(), Bytes.size()))
+        CacheEntries =
+            parseLoaderCache(MemorySource(std::move(Bytes)), Machine);
+    }
   }
 
   LoadedProgram run(const std::string &ProgramPath, const ElfFile &Program) {
@@ -167,6 +176,10 @@ public:
         folderOf(realpath(ProgramPath.c_str(), Real) ? std::string(Real)
                                                      : absolute(ProgramPath));
     Root.Elf = Program;
+    std::string OpenError;
+    if (std::unique_ptr<FileSource> Self =
+            FileSource::open(ProgramPath, OpenError))
+      LoadedFiles.insert(Self->identity());
     Objects.push_back(Root);
     remember(0, ProgramPath);
     // The dynamic loader named in PT_INTERP is mapped before anything else,
@@ -186,7 +199,17 @@ public:
           return Result;
         }
         LoadedLibrary Library = lookUp(Name, static_cast<int>(Next));
+        if (Lookups > MostLookups) {
+          Result.Truncated = true;
+          return Result;
+        }
+        if (Library.Found && LoadedFiles.count(Library.FileIdentity)) {
+          // The same file under another name: ld.so maps it once.
+          Known.insert(Name);
+          continue;
+        }
         if (Library.Found) {
+          LoadedFiles.insert(Library.FileIdentity);
           LoadedObject Object;
           Object.Path = Library.Path;
           Object.DisplayName = Name;
@@ -211,57 +234,82 @@ private:
       Known.insert(*Objects[Index].Elf.Soname);
   }
 
-  /// Whether \p Path is a library ld.so would map for this program; a file
-  /// of another class or machine is skipped with the reason.
-  bool accept(const std::string &Path, LoadedLibrary &Library,
-              std::string &Skipped) {
+  /// What ld.so makes of a candidate file: maps it, passes over it (no
+  /// such file; another class or machine), or stops the program (a file
+  /// that is there but is no usable ELF library).
+  enum class Verdict { Map, PassOver, Stop };
+
+  Verdict accept(const std::string &Path, LoadedLibrary &Library,
+                 std::string &Why) {
+    if (++Lookups > MostLookups) {
+      Why =
+          "the search stopped after " + std::to_string(MostLookups) + " files";
+      return Verdict::Stop;
+    }
     std::string Error;
     std::unique_ptr<FileSource> File = FileSource::open(Path, Error);
     if (!File)
-      return false;
+      return Verdict::PassOver;
     std::optional<ElfFile> Identity = readElfIdentity(*File);
     if (!Identity) {
-      Skipped = "not an ELF file";
-      return false;
+      Why = "not an ELF file (ld.so stops with \"invalid ELF header\")";
+      return Verdict::Stop;
     }
     if (!Identity->Is64Bit || Identity->Machine != Machine) {
-      Skipped = std::string(Identity->Is64Bit ? "" : "32-bit, ") + "for " +
-                machineName(Identity->Machine);
-      return false;
+      Why = std::string(Identity->Is64Bit ? "" : "32-bit, ") + "for " +
+            machineName(Identity->Machine);
+      return Verdict::PassOver;
     }
     std::optional<ElfFile> Elf = readElf(*File, Error);
     if (!Elf) {
-      Skipped = Error;
-      return false;
+      Why = Error + " (ld.so stops there)";
+      return Verdict::Stop;
     }
     Library.Elf = std::move(*Elf);
-    return true;
+    Library.FileIdentity = File->identity();
+    return Verdict::Map;
   }
 
-  bool tryFolder(const std::string &Folder, const std::string &Mechanism,
-                 LoadedLibrary &Library) {
-    std::string Path =
-        (Folder.empty() || Folder.back() == '/' ? Folder : Folder + "/") +
-        Library.Name;
-    std::string Skipped;
-    std::string Where = Folder + " (" + Mechanism + ")";
-    if (accept(Path, Library, Skipped)) {
+  /// True when the search for Library is over: found, or stopped.
+  bool tryPath(const std::string &Path, const std::string &Where,
+               const std::string &Mechanism, LoadedLibrary &Library,
+               std::set<std::string> &Tried) {
+    if (!Tried.insert(Path).second)
+      return false; // A folder named twice is searched once, as ld.so does.
+    std::string Why;
+    Verdict Result = accept(Path, Library, Why);
+    if (Result == Verdict::Map) {
       Library.Found = true;
       Library.Path = Path;
       Library.FoundThrough = Mechanism;
       return true;
     }
-    if (!Skipped.empty())
-      Where += ": " + Path + " skipped, " + Skipped;
-    Library.Searched.push_back(Where);
-    return false;
+    std::string Said = Where;
+    if (!Why.empty())
+      Said +=
+          ": " + Path + (Result == Verdict::Stop ? " is " : " skipped, ") + Why;
+    if (Library.Searched.size() < MostSearchedNamed)
+      Library.Searched.push_back(Said);
+    else if (Library.Searched.size() == MostSearchedNamed)
+      Library.Searched.push_back("... and more");
+    return Result == Verdict::Stop;
+  }
+
+  bool tryFolder(const std::string &Folder, const std::string &Mechanism,
+                 LoadedLibrary &Library, std::set<std::string> &Tried) {
+    std::string Path =
+        (Folder.empty() || Folder.back() == '/' ? Folder : Folder + "/") +
+        Library.Name;
+    return tryPath(Path, Folder + " (" + Mechanism + ")", Mechanism, Library,
+                   Tried);
   }
 
   bool tryList(const std::string &List, const std::string &Origin,
                const std::string &Mechanism, bool SemicolonsToo,
-               LoadedLibrary &Library) {
+               LoadedLibrary &Library, std::set<std::string> &Tried) {
     for (const std::string &Entry : splitPathList(List, SemicolonsToo))
-      if (tryFolder(expandTokens(Entry, Origin, Machine), Mechanism, Library))
+      if (tryFolder(expandTokens(Entry, Origin, Machine), Mechanism, Library,
+                    Tried))
         return true;
     return false;
   }
@@ -271,17 +319,11 @@ private:
     Library.Name = Name;
     const LoadedObject &Asker = Objects[Requester];
     Library.NeededBy = Asker.DisplayName;
+    std::set<std::string> Tried;
 
     if (Name.find('/') != std::string::npos) {
-      std::string Skipped;
-      if (accept(Name, Library, Skipped)) {
-        Library.Found = true;
-        Library.Path = Name;
-        Library.FoundThrough = "its path in DT_NEEDED";
-      } else {
-        Library.Searched.push_back(Name + " (its path in DT_NEEDED)" +
-                                   (Skipped.empty() ? "" : ": " + Skipped));
-      }
+      tryPath(Name, Name + " (its path in DT_NEEDED)", "its path in DT_NEEDED",
+              Library, Tried);
       return Library;
     }
 
@@ -292,33 +334,30 @@ private:
         const LoadedObject &Object = Objects[At];
         if (Object.Elf.RPath && !Object.Elf.RunPath &&
             tryList(*Object.Elf.RPath, Object.Origin,
-                    "RPATH of " + Object.DisplayName, false, Library))
+                    "RPATH of " + Object.DisplayName, false, Library, Tried))
           return Library;
       }
     }
+    // ld.so expands $ORIGIN in LD_LIBRARY_PATH with the program's folder.
     if (!Settings.LibraryPath.empty() &&
-        tryList(Settings.LibraryPath, Asker.Origin, "LD_LIBRARY_PATH", true,
-                Library))
+        tryList(Settings.LibraryPath, Objects[0].Origin, "LD_LIBRARY_PATH",
+                true, Library, Tried))
       return Library;
     if (Asker.Elf.RunPath &&
         tryList(*Asker.Elf.RunPath, Asker.Origin,
-                "RUNPATH of " + Asker.DisplayName, false, Library))
+                "RUNPATH of " + Asker.DisplayName, false, Library, Tried))
       return Library;
     if (CacheEntries) {
       auto [Begin, End] = CacheEntries->equal_range(Name);
-      for (auto It = Begin; It != End; ++It) {
-        std::string Skipped;
-        if (accept(It->second, Library, Skipped)) {
-          Library.Found = true;
-          Library.Path = It->second;
-          Library.FoundThrough = "ld.so cache";
+      for (auto It = Begin; It != End; ++It)
+        if (tryPath(It->second, It->second + " (ld.so cache)", "ld.so cache",
+                    Library, Tried))
           return Library;
-        }
-      }
-      Library.Searched.push_back(Settings.CacheFile + " (ld.so cache)");
+      if (Begin == End && Library.Searched.size() < MostSearchedNamed)
+        Library.Searched.push_back(Settings.CacheFile + " (ld.so cache)");
     }
     for (const std::string &Folder : Folders)
-      if (tryFolder(Folder, "default folder", Library))
+      if (tryFolder(Folder, "default folder", Library, Tried))
         return Library;
     return Library;
   }
@@ -330,11 +369,57 @@ private:
   std::vector<LoadedObject> Objects;
   std::set<std::string> Known;
   std::set<std::string> Missing;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> LoadedFiles;
+  /// Files opened so far: a hostile program's thousands of names times
+  /// thousands of folders must end.
+  std::size_t Lookups = 0;
+  static constexpr std::size_t MostLookups = 100000;
+  static constexpr std::size_t MostSearchedNamed = 64;
 };
 
 } // namespace
 
+namespace {
+/// The "system search path" lines of `ld.so --help` (glibc 2.33 and newer),
+/// from the loader this doctor itself runs with: the user's program names
+/// its own, which is not run, since the program is not trusted.
+std::vector<std::string> systemSearchPath(std::uint16_t Machine) {
+  if (Machine != hostMachine())
+    return {};
+  std::string Error;
+  std::unique_ptr<FileSource> Self = FileSource::open("/proc/self/exe", Error);
+  std::optional<ElfFile> Elf = Self ? readElf(*Self, Error) : std::nullopt;
+  if (!Elf || !Elf->Interpreter || Elf->Interpreter->empty() ||
+      Elf->Interpreter->front() != '/' ||
+      Elf->Interpreter->find('\'') != std::string::npos)
+    return {};
+  std::vector<std::string> Folders;
+  std::string Command = "'" + *Elf->Interpreter + "' --help 2>/dev/null";
+  FILE *Pipe = popen(Command.c_str(), "r");
+  if (!Pipe)
+    return {};
+  char Line[4096];
+  const std::string Suffix = " (system search path)";
+  while (fgets(Line, sizeof(Line), Pipe)) {
+    std::string Text(Line);
+    while (!Text.empty() && (Text.back() == '\n' || Text.back() == ' '))
+      Text.pop_back();
+    std::size_t Start = Text.find_first_not_of(' ');
+    if (Start == std::string::npos || Text.size() <= Suffix.size() ||
+        Text.compare(Text.size() - Suffix.size(), Suffix.size(), Suffix) != 0)
+      continue;
+    Folders.push_back(Text.substr(Start, Text.size() - Suffix.size() - Start));
+  }
+  pclose(Pipe);
+  return Folders;
+}
+} // namespace
+
 std::vector<std::string> defaultFolders(std::uint16_t Machine) {
+  static const std::vector<std::string> System =
+      systemSearchPath(hostMachine());
+  if (Machine == hostMachine() && !System.empty())
+    return System;
   std::string Triple = multiarchTriple(Machine);
   std::vector<std::string> Folders;
   if (!Triple.empty())

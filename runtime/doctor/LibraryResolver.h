@@ -11,8 +11,10 @@
 //   5. the default folders;
 // with $ORIGIN (the folder of the object the path belongs to), $LIB and
 // $PLATFORM expanded, a name that is already loaded (by soname) reused, and
-// files of another class or machine skipped. Not modelled: glibc-hwcaps
-// subfolders, LD_PRELOAD, DF_1_NODEFLIB and secure-execution mode.
+// files of another class or machine passed over, a file that is no usable
+// ELF library a stop (as it stops ld.so), and one file under two names
+// mapped once. Not modelled: glibc-hwcaps subfolders, LD_PRELOAD,
+// DF_1_NODEFLIB and secure-execution mode.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,7 +41,9 @@ struct LoaderSettings {
   std::size_t MostObjects = 2000;
 };
 
-/// ld.so's trusted folders for \p Machine on a multiarch (Debian) system.
+/// ld.so's default folders for \p Machine: those this machine's ld.so
+/// says it searches (`ld.so --help`), else Debian's multiarch folders and
+/// the traditional ones.
 std::vector<std::string> defaultFolders(std::uint16_t Machine);
 
 /// Soname to path, for the entries of \p Machine, in the cache's order;
@@ -63,6 +67,8 @@ struct LoadedLibrary {
   /// there: "/opt/libtorch/lib (RUNPATH of app)".
   std::vector<std::string> Searched;
   ElfFile Elf;
+  /// The found file's device and inode.
+  std::pair<std::uint64_t, std::uint64_t> FileIdentity;
 };
 
 struct LoadedProgram {

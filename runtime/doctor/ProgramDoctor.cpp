@@ -30,11 +30,11 @@ const char *const CudaLibtorchSource =
     "`python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))'`); "
     "Debian's libtorch-dev is CPU-only";
 
-Check ok(const char *Name, std::string Detail) {
-  return {Name, Status::Ok, std::move(Detail), "", {}};
+Check ok(std::string Name, std::string Detail) {
+  return {std::move(Name), Status::Ok, std::move(Detail), "", {}};
 }
-Check skip(const char *Name, std::string Detail) {
-  return {Name, Status::Skip, std::move(Detail), "", {}};
+Check skip(std::string Name, std::string Detail) {
+  return {std::move(Name), Status::Skip, std::move(Detail), "", {}};
 }
 Check fail(std::string Name, std::string Detail, std::string Fix,
            std::vector<std::pair<std::string, std::string>> BuildFixes = {}) {
@@ -55,8 +55,13 @@ std::string fileName(const std::string &Path) {
   return Path.substr(Path.rfind('/') + 1);
 }
 
+/// libtorch's own libraries, not those of projects named after it
+/// (libtorchvision, libtorchaudio, libtorch_tensorrt).
 bool isTorchLibrary(const std::string &Stem) {
-  return startsWith(Stem, "libtorch") || startsWith(Stem, "libc10");
+  return Stem == "libtorch" || Stem == "libtorch_cpu" ||
+         startsWith(Stem, "libtorch_cuda") || Stem == "libtorch_hip" ||
+         Stem == "libtorch_global_deps" || Stem == "libc10" ||
+         Stem == "libc10_cuda" || Stem == "libc10_hip";
 }
 
 bool isTorchCuda(const std::string &Stem) {
@@ -81,7 +86,8 @@ std::vector<std::string> cudaLibrariesIn(const std::string &Folder) {
       std::string Name = Entry->d_name;
       std::string Stem = libraryStem(Name);
       if (Name.find(".so") != std::string::npos &&
-          (isTorchCuda(Stem) || Stem == "libc10_cuda") &&
+          (isTorchCuda(Stem) || Stem == "libc10_cuda" ||
+           Stem == "libtorch_hip") &&
           Stems.insert(Stem).second)
         Found.push_back(Name);
     }
@@ -120,7 +126,7 @@ std::optional<GpuCode> gpuCodeIn(const std::string &Folder,
 
 std::string programKind(const ElfFile &Elf) {
   std::string Kind = "64-bit " + machineName(Elf.Machine) + " ";
-  if (Elf.Type == 2)
+  if (Elf.Type == TypeExecutable)
     return Kind + "executable";
   if (Elf.Interpreter)
     return Kind + "executable (position-independent)";
@@ -222,6 +228,11 @@ Check checkTorchHasCuda(const ProgramFacts &F) {
   if (F.TorchHasCuda)
     return ok(TorchCudaCheck, F.TorchFolder + " is a CUDA build (" +
                                   join(F.TorchCudaLibraries, ", ") + ")");
+  if (std::find(F.TorchCudaLibraries.begin(), F.TorchCudaLibraries.end(),
+                "libtorch_hip.so") != F.TorchCudaLibraries.end())
+    return skip(TorchCudaCheck, F.TorchFolder +
+                                    " is a ROCm build (libtorch_hip.so); the "
+                                    "doctor diagnoses CUDA builds only");
   std::string Detail = F.TorchFolder +
                        " holds a CPU-only libtorch (no libtorch_cuda.so "
                        "beside libtorch_cpu.so), so the program can never "
@@ -313,8 +324,12 @@ Check checkArchitectures(const ProgramFacts &F, const VisibleGpus &Gpus) {
   if (Gpus.Devices.empty())
     return skip(ArchitecturesCheck, Built + "; the driver lists no GPU");
   std::vector<std::string> Lacking, Running;
+  const GpuInfo *FirstLacking = nullptr;
   for (std::size_t I = 0; I < Gpus.Devices.size(); ++I) {
     const GpuInfo &Gpu = Gpus.Devices[I];
+    if (!FirstLacking &&
+        !canRun(*F.Code, Gpu.CapabilityMajor, Gpu.CapabilityMinor))
+      FirstLacking = &Gpu;
     std::string Name = "GPU " + std::to_string(I) + " (" + Gpu.Name +
                        ", compute capability " +
                        std::to_string(Gpu.CapabilityMajor) + "." +
@@ -327,7 +342,7 @@ Check checkArchitectures(const ProgramFacts &F, const VisibleGpus &Gpus) {
     return ok(ArchitecturesCheck, Built + "; " + join(Running, ", ") +
                                       (Running.size() == 1 ? " runs" : " run") +
                                       " it");
-  const GpuInfo &First = Gpus.Devices[0];
+  const GpuInfo &First = *FirstLacking;
   return fail(ArchitecturesCheck,
               Built + "; " + join(Lacking, ", ") +
                   (Lacking.size() == 1 ? " has" : " have") +
@@ -354,7 +369,8 @@ bool linksTorch(const LinkLine &Line) {
       });
 }
 
-Check checkLinkLine(const LinkLine &Line) {
+Check checkLinkLine(const LinkLine &Line,
+                    std::optional<bool> CompilerAddsAsNeeded) {
   std::string Name = "link line of " + Line.Target;
   std::string Target = Line.CMakeTarget.empty() ? "app" : Line.CMakeTarget;
   std::string Where = " (" + Line.Source + ")";
@@ -364,6 +380,20 @@ Check checkLinkLine(const LinkLine &Line) {
       if (startsWith(L.Name, "torch_cuda"))
         Cuda = &L;
   const LinkedLibrary *Torch = Line.find("torch");
+  // No flag on the line: the driver's default decides.
+  auto DroppedByDefault = [&](const LinkedLibrary &L) {
+    return !L.NoAsNeeded && !L.AsNeeded &&
+           CompilerAddsAsNeeded == std::optional<bool>(true);
+  };
+  if (Cuda && DroppedByDefault(*Cuda))
+    return fail(Name,
+                "it links " + Cuda->Spelling + Where +
+                    " with no --no-as-needed before it, and the compiler "
+                    "passes --as-needed to the linker by default, so the "
+                    "linker drops it: the program references none of its "
+                    "symbols",
+                "link libtorch_cuda.so with --no-as-needed",
+                linkTorchCudaFixes(Target));
   if (Cuda && Cuda->AsNeeded)
     return fail(Name,
                 "it links " + Cuda->Spelling + " under --as-needed" + Where +
@@ -372,19 +402,19 @@ Check checkLinkLine(const LinkLine &Line) {
                 "link libtorch_cuda.so with --no-as-needed",
                 linkTorchCudaFixes(Target));
   if (Cuda)
-    return ok(Name.c_str(),
-              "it links " + Cuda->Spelling +
-                  (Cuda->NoAsNeeded
-                       ? " under --no-as-needed"
-                       : " (with no --as-needed before it on the line; only "
-                         "a toolchain that adds --as-needed by default "
-                         "could drop it)") +
-                  Where);
-  if (Torch && !Torch->AsNeeded)
-    return ok(Name.c_str(), "it links " + Torch->Spelling +
-                                ", which loads libtorch_cuda.so in a CUDA "
-                                "build" +
-                                Where);
+    return ok(Name, "it links " + Cuda->Spelling +
+                        (Cuda->NoAsNeeded ? std::string(" under --no-as-needed")
+                         : CompilerAddsAsNeeded
+                             ? std::string(" and the compiler does not pass "
+                                           "--as-needed by default")
+                             : std::string(" (the compiler could not be asked "
+                                           "whether it passes --as-needed by "
+                                           "default)")) +
+                        Where);
+  if (Torch && !Torch->AsNeeded && !DroppedByDefault(*Torch))
+    return ok(Name, "it links " + Torch->Spelling +
+                        ", which loads libtorch_cuda.so in a CUDA build" +
+                        Where);
   std::vector<std::string> Named;
   for (const LinkedLibrary &L : Line.Libraries)
     if (L.Name == "torch" || L.Name == "torch_cpu" || L.Name == "c10")
@@ -437,7 +467,7 @@ std::optional<ProgramFacts> inspectProgram(const std::string &Path,
             "; run the doctor where the program runs";
     return std::nullopt;
   }
-  if (Elf->Type != 2 && Elf->Type != 3) {
+  if (Elf->Type != TypeExecutable && Elf->Type != TypeShared) {
     Error = "it is an ELF object file, not a linked program";
     return std::nullopt;
   }
@@ -446,6 +476,7 @@ std::optional<ProgramFacts> inspectProgram(const std::string &Path,
   Facts.Path = Path;
   Facts.Elf = *Elf;
   Facts.Loaded = resolveLibraries(Path, *Elf, Settings);
+  Facts.LibraryPath = Settings.LibraryPath;
 
   std::set<std::string> Folders;
   std::string ByStem[3];
@@ -548,7 +579,7 @@ std::vector<Check> diagnoseBuildFolder(const BuildFolder &Build) {
         skip("link lines", "libtorch has no CUDA library to link (see above)"));
   } else {
     for (const LinkLine *Line : TorchLines)
-      Checks.push_back(checkLinkLine(*Line));
+      Checks.push_back(checkLinkLine(*Line, Build.CompilerAddsAsNeeded));
   }
   return Checks;
 }
@@ -567,6 +598,9 @@ void writeProgramText(std::ostream &OS, const ProgramReport &Report) {
     if (P.Elf.RPath)
       OS << ", RPATH " << *P.Elf.RPath;
     OS << ")\n";
+    if (!P.LibraryPath.empty())
+      OS << "LD_LIBRARY_PATH: " << P.LibraryPath
+         << " (searched as the program would be; --library-path changes it)\n";
   }
   if (Report.Build) {
     OS << "build folder: " << Report.Build->Folder;
@@ -612,6 +646,7 @@ void writeProgramJson(std::ostream &OS, const ProgramReport &Report) {
                                        : nlohmann::ordered_json();
     Program["rpath"] = P.Elf.RPath ? nlohmann::ordered_json(*P.Elf.RPath)
                                    : nlohmann::ordered_json();
+    Program["ld_library_path"] = P.LibraryPath;
     nlohmann::ordered_json Libraries = nlohmann::ordered_json::array();
     for (const LoadedLibrary &L : P.Loaded.Libraries)
       Libraries.push_back({{"name", L.Name},

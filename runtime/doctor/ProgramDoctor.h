@@ -34,6 +34,8 @@ struct ProgramFacts {
   std::string Path;
   ElfFile Elf;
   LoadedProgram Loaded;
+  /// The LD_LIBRARY_PATH the search used.
+  std::string LibraryPath;
   /// The folder of the libtorch it loads (libtorch_cpu's, else libtorch's,
   /// else libc10's), links resolved; empty when it loads none.
   std::string TorchFolder;

@@ -108,7 +108,8 @@ protected:
     writeFile(Source, Body + "\n");
     run(std::string(TORCHLINT_TEST_C_COMPILER) + " -shared -fPIC -o " + Folder +
         "/" + Name + ".so " + Source + " -Wl,-soname," + Name +
-        ".so '-Wl,-rpath,$ORIGIN' -L" + Folder + " " + Links);
+        ".so -Wl,--enable-new-dtags '-Wl,-rpath,$ORIGIN' -L" + Folder + " " +
+        Links);
   }
 
   /// A program that calls \p Function, which the first library on
@@ -143,8 +144,8 @@ protected:
           fatBinary({fatBinaryEntry(2, 70, 40), fatBinaryEntry(2, 80, 8)}) +
               fatBinary({fatBinaryEntry(1, 80, 16)}));
       run(std::string(TORCHLINT_TEST_OBJCOPY) + " --add-section .nv_fatbin=" +
-          Root + "/src/fatbin --set-section-flags .nv_fatbin=alloc,readonly " +
-          Lib + "/libtorch_cuda.so");
+          Root + "/src/fatbin --set-section-flags .nv_fatbin=readonly " + Lib +
+          "/libtorch_cuda.so");
       TorchLinks += " -ltorch_cuda";
     }
     compileLibrary(Lib, "libtorch", "int torch_function(void) { return 0; }",
@@ -172,7 +173,8 @@ protected:
     makeLibtorch(cudaLib(), true);
     makeLibtorch(cpuLib(), false);
 
-    std::string CudaRunPath = " '-Wl,-rpath,$ORIGIN/../lib'";
+    std::string CudaRunPath =
+        " -Wl,--enable-new-dtags '-Wl,-rpath,$ORIGIN/../lib'";
     // What TORCH_LIBRARIES gives a CMake project: libtorch_cuda under
     // --no-as-needed, the rest under the toolchain's --as-needed.
     compileProgram(Root + "/cuda/bin/cmake_app",
@@ -192,7 +194,7 @@ protected:
                        cudaLib() + " -Wl,--no-as-needed -ltorch");
     compileProgram(Root + "/cpu/bin/cpu_app",
                    "-L" + cpuLib() +
-                       " '-Wl,-rpath,$ORIGIN/../lib' "
+                       " -Wl,--enable-new-dtags '-Wl,-rpath,$ORIGIN/../lib' "
                        "-Wl,--no-as-needed -ltorch");
 
     // A plugin without a path of its own that needs libextra.so, which only
@@ -358,8 +360,22 @@ TEST_F(ProgramDoctor, LibrariesNotFoundNamesWhereTheyWereLookedFor) {
   // The same program with LD_LIBRARY_PATH set finds everything there.
   ProgramFacts WithPath = inspect("cuda/bin/no_runpath", cudaLib());
   EXPECT_FALSE(hasProblem(diagnoseProgram(WithPath, gpus(8, 0))));
+  ASSERT_NE(WithPath.Loaded.find("libtorch.so"), nullptr);
   EXPECT_EQ(WithPath.Loaded.find("libtorch.so")->FoundThrough,
             "LD_LIBRARY_PATH");
+
+  // A file that is there but no ELF library stops ld.so, as it stops the
+  // program: it does not look further.
+  run("mkdir -p " + Root + "/broken && echo text > " + Root +
+      "/broken/libtorch.so");
+  ProgramFacts Broken =
+      inspect("cuda/bin/no_runpath", Root + "/broken:" + cudaLib());
+  Check Stopped = diagnoseProgram(Broken, gpus(8, 0))[0];
+  ASSERT_EQ(Stopped.State, Status::Fail);
+  EXPECT_TRUE(has(Stopped.Detail,
+                  Root + "/broken/libtorch.so is not an ELF file (ld.so stops "
+                         "with \"invalid ELF header\")"))
+      << Stopped.Detail;
 }
 
 TEST_F(ProgramDoctor, DeployedWithoutItsLibraries) {
@@ -390,6 +406,8 @@ TEST_F(ProgramDoctor, RPathAndRunPathSearchDifferently) {
   ProgramFacts Rpath = inspect("cuda/bin/rpath");
   EXPECT_EQ(Rpath.Elf.RPath, cudaLib());
   EXPECT_FALSE(Rpath.Elf.RunPath);
+  ASSERT_NE(Rpath.Loaded.find("libtorch.so"), nullptr);
+  ASSERT_NE(Rpath.Loaded.find("libtorch_cpu.so"), nullptr);
   EXPECT_EQ(Rpath.Loaded.find("libtorch.so")->FoundThrough, "RPATH of rpath");
   // libtorch.so's own RUNPATH ($ORIGIN) hides the program's RPATH from its
   // own needs.
@@ -513,15 +531,17 @@ TEST_F(ProgramDoctor, BadInputIsOneClearError) {
 
 TEST_F(ProgramDoctor, CommandLine) {
   // Only the program's own paths: this machine's libtorch plays no part.
-  RunResult Good =
-      runDoctor("--binary '" + Root + "/cuda/bin/cmake_app'", "2>&1");
+  // --library-path= : the program runs with no LD_LIBRARY_PATH, whatever
+  // the test's own environment has.
+  RunResult Good = runDoctor(
+      "--library-path= --binary '" + Root + "/cuda/bin/cmake_app'", "2>&1");
   EXPECT_EQ(Good.ExitCode, 0) << Good.Output;
   EXPECT_TRUE(has(Good.Output, "program: " + Root + "/cuda/bin/cmake_app"))
       << Good.Output;
   EXPECT_TRUE(has(Good.Output, "problems: none")) << Good.Output;
 
-  RunResult Dropped =
-      runDoctor("--binary '" + Root + "/cuda/bin/as_needed'", "2>&1");
+  RunResult Dropped = runDoctor(
+      "--library-path= --binary '" + Root + "/cuda/bin/as_needed'", "2>&1");
   EXPECT_EQ(Dropped.ExitCode, 1) << Dropped.Output;
   EXPECT_TRUE(has(Dropped.Output, "FAIL libtorch_cuda loaded: "));
   EXPECT_TRUE(has(Dropped.Output,
@@ -532,8 +552,9 @@ TEST_F(ProgramDoctor, CommandLine) {
   EXPECT_TRUE(has(Dropped.Output,
                   "problems: 1; start with the first (libtorch_cuda loaded)"));
 
-  RunResult Json = runDoctor(
-      "--json --binary '" + Root + "/cuda/bin/as_needed'", "2>/dev/null");
+  RunResult Json = runDoctor("--json --library-path= --binary '" + Root +
+                                 "/cuda/bin/as_needed'",
+                             "2>/dev/null");
   nlohmann::json Parsed = nlohmann::json::parse(Json.Output, nullptr, false);
   ASSERT_FALSE(Parsed.is_discarded()) << Json.Output;
   EXPECT_EQ(Json.ExitCode, 1);
@@ -547,6 +568,10 @@ TEST_F(ProgramDoctor, CommandLine) {
   EXPECT_EQ(Bad.Output, "torchlint-doctor: error: "
                         "/etc/hostname-not-there-at-all: cannot read it: No "
                         "such file or directory\n");
+  RunResult Empty = runDoctor("--binary=");
+  EXPECT_EQ(Empty.ExitCode, 2);
+  EXPECT_EQ(Empty.Output, "torchlint-doctor: error: --binary needs a value "
+                          "(see --help)\n");
   RunResult NoValue = runDoctor("--binary");
   EXPECT_EQ(NoValue.ExitCode, 2);
   EXPECT_EQ(NoValue.Output, "torchlint-doctor: error: --binary needs a value "
@@ -831,6 +856,33 @@ TEST_F(BuildFolderTest, NinjaLinkLines) {
   EXPECT_EQ(Checks[4].Detail,
             "it links -ltorch_cuda under --as-needed (build.ninja), so the "
             "linker drops it: the program references none of its symbols");
+}
+
+TEST_F(BuildFolderTest, CompilerThatPassesAsNeededByDefault) {
+  // A driver whose link command has --as-needed first, as Debian's and
+  // Ubuntu's GCC have: a library with no flag of its own is dropped.
+  writeFile(Root + "/fake-cc", "#!/bin/sh\n"
+                               "echo ' \"/usr/bin/ld\" \"--as-needed\" "
+                               "-o /dev/null' >&2\n");
+  run("chmod +x " + Root + "/fake-cc");
+  EXPECT_EQ(compilerAddsAsNeeded(Root + "/fake-cc"), true);
+  EXPECT_EQ(compilerAddsAsNeeded("relative/cc"), std::nullopt);
+  writeFile(Root + "/build/CMakeCache.txt",
+            "CMAKE_CXX_COMPILER:FILEPATH=" + Root +
+                "/fake-cc\n"
+                "Torch_DIR:PATH=" +
+                Torch + "/share/cmake/Torch\n");
+  writeFile(Root + "/build/build.ninja",
+            "build app: CXX_EXECUTABLE_LINKER__app_ main.o\n"
+            "  LINK_LIBRARIES = -ltorch_cuda -ltorch_cpu -lc10\n");
+  std::vector<Check> Checks = diagnose();
+  ASSERT_EQ(Checks.size(), 3u);
+  ASSERT_EQ(Checks[2].State, Status::Fail);
+  EXPECT_EQ(Checks[2].Detail,
+            "it links -ltorch_cuda (build.ninja) with no --no-as-needed "
+            "before it, and the compiler passes --as-needed to the linker by "
+            "default, so the linker drops it: the program references none "
+            "of its symbols");
 }
 
 TEST_F(BuildFolderTest, MakefileLinkTxt) {
