@@ -38,10 +38,9 @@ std::optional<FunctionCfg::Place> FunctionCfg::placeOf(const Stmt *S,
   return std::nullopt;
 }
 
-const Stmt *
-FunctionCfg::search(Place From,
-                    llvm::function_ref<Step(const CFGElement &)> Visit,
-                    bool *ReachesExit) const {
+const Stmt *FunctionCfg::search(
+    Place From, llvm::function_ref<Step(const CFGElement &)> Visit,
+    bool *ReachesExit, std::optional<bool> CudaAvailable) const {
   if (ReachesExit)
     *ReachesExit = false;
   const std::vector<const CFGBlock *> &ById = Blocks;
@@ -73,12 +72,16 @@ FunctionCfg::search(Place From,
     }
     if (Ended)
       continue;
-    for (const CFGBlock::AdjacentBlock &Succ : Block->succs())
-      if (const CFGBlock *Next = Succ.getReachableBlock();
-          Next && !Searched[Next->getBlockID()]) {
+    unsigned Index = 0;
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs()) {
+      const CFGBlock *Next = Succ.getReachableBlock();
+      if (Next && !Searched[Next->getBlockID()] &&
+          (!CudaAvailable || edgePossible(*Block, Index, *CudaAvailable))) {
         Searched[Next->getBlockID()] = true;
         Work.push_back({Next->getBlockID(), 0});
       }
+      ++Index;
+    }
   }
   return nullptr;
 }

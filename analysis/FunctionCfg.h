@@ -53,9 +53,12 @@ struct FunctionCfg {
   /// too), and returns the statement of the first element Visit finds.
   /// ReachesExit, when given, tells whether some path not ended by Visit
   /// returns from the function.
+  /// CudaAvailable, when given, leaves out the edges that a machine where CUDA
+  /// is (true) or is not (false) available does not take.
   const clang::Stmt *
   search(Place From, llvm::function_ref<Step(const clang::CFGElement &)> Visit,
-         bool *ReachesExit = nullptr) const;
+         bool *ReachesExit = nullptr,
+         std::optional<bool> CudaAvailable = std::nullopt) const;
 
   /// Whether the edge to successor Succ of B can be taken on a machine where
   /// CUDA is (or is not) available.

@@ -18,6 +18,7 @@
 #include "rules/SetupInLoopCheck.h"
 #include "rules/SyncInLoopCheck.h"
 #include "rules/UncheckedCudaCheck.h"
+#include "rules/UnsynchronizedTimingCheck.h"
 
 namespace torchlint {
 
@@ -52,6 +53,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<HalfModelTrainingCheck>(),
       entry<MissingMixedPrecisionCheck>(),
       entry<SetupInLoopCheck>(),
+      entry<UnsynchronizedTimingCheck>(),
   };
   // clang-format on
   return Rules;

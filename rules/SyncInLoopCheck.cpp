@@ -4,7 +4,9 @@
 
 #include "analysis/DeviceFlow.h"
 #include "analysis/GradMode.h"
+#include "analysis/HostSyncs.h"
 #include "analysis/Loops.h"
+#include "analysis/Timing.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
@@ -35,7 +37,7 @@ AST_MATCHER(CXXMethodDecl, isTensorMethodDecl) {
   return api::isTensorMethod(&Node);
 }
 
-/// The tensor a sync reads, and how it is called in messages.
+/// A sync, and how it is called in messages.
 struct Sync {
   const Expr *Tensor = nullptr; ///< null for cuda::synchronize()
   std::string Kind;             ///< item, cpu, to-cpu, print, synchronize
@@ -58,60 +60,35 @@ void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
 }
 
 namespace {
-/// E as a device-to-host synchronisation, if it is one: .item(), .cpu(),
-/// .to(kCPU), printing a tensor, torch::cuda::synchronize().
+/// E as a device-to-host synchronisation, if it is one, with its words.
 std::optional<Sync> syncAt(const Expr *E, DeviceFlow &Flow,
                            const ASTContext &Ctx) {
+  std::optional<HostSync> Found = hostSyncAt(E, Flow);
+  if (!Found)
+    return std::nullopt;
   Sync What;
-  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
-    const CXXMethodDecl *MD = Call->getMethodDecl();
-    if (!MD || !MD->getIdentifier() || !api::isTensorMethod(MD))
-      return std::nullopt;
-    llvm::StringRef Name = MD->getName();
-    if (Name != "item" && Name != "cpu" && Name != "to")
-      return std::nullopt;
-    What.Tensor = Call->getImplicitObjectArgument();
-    if (Name == "to") {
-      if (Call->getNumArgs() < 1 ||
-          !api::isDeviceLike(Call->getArg(0)->getType()))
-        return std::nullopt;
-      FactSet Target = Flow.devicesOf(Call);
-      if (Target.empty())
-        return std::nullopt;
-      for (const DeviceFact &F : Target)
-        if (!F.isKnown() || F.Kind != api::DeviceKind::CPU)
-          return std::nullopt;
-      What.Kind = "to-cpu";
-    } else {
-      What.Kind = Name.str();
-    }
-    std::string Object = quoted(What.Tensor, Ctx, "");
-    What.Spelling = Object.empty() ? "'." + Name.str() + "()'"
+  What.Tensor = Found->Tensor;
+  What.Kind = formName(Found->How).str();
+  std::string Object = What.Tensor ? quoted(What.Tensor, Ctx, "") : "";
+  switch (Found->How) {
+  case HostSync::Form::Item:
+  case HostSync::Form::Cpu:
+    What.Spelling = Object.empty() ? "'." + Found->Called.str() + "()'"
                                    : "'" + Object.substr(1, Object.size() - 2) +
-                                         "." + Name.str() + "()'";
-    if (Name == "to")
-      What.Spelling =
-          Object.empty() ? "'.to(torch::kCPU)'" : Object + " moved to the CPU";
-    return What;
-  }
-  if (const auto *Print = dyn_cast<CXXOperatorCallExpr>(E)) {
-    if (Print->getOperator() != OO_LessLess || Print->getNumArgs() != 2 ||
-        !api::isTensor(Print->getArg(1)->getType()))
-      return std::nullopt;
-    What.Tensor = Print->getArg(1);
-    What.Kind = "print";
+                                         "." + Found->Called.str() + "()'";
+    break;
+  case HostSync::Form::ToCpu:
+    What.Spelling =
+        Object.empty() ? "'.to(torch::kCPU)'" : Object + " moved to the CPU";
+    break;
+  case HostSync::Form::Print:
     What.Spelling = "printing " + quoted(What.Tensor, Ctx, "a tensor");
-    return What;
-  }
-  if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (!FD || FD->getQualifiedNameAsString() != "torch::cuda::synchronize")
-      return std::nullopt;
-    What.Kind = "synchronize";
+    break;
+  case HostSync::Form::Synchronize:
     What.Spelling = "'torch::cuda::synchronize()'";
-    return What;
+    break;
   }
-  return std::nullopt;
+  return What;
 }
 
 /// S is part of a compound assignment (`correct += ....item()`): a value
@@ -181,6 +158,10 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const Sync &What = *Found;
   if (!Site || Flow.index().inTemplatePattern(Site) || !Flow.reachable(Site) ||
       !Reported.insert(Site).second)
+    return;
+  // A synchronize before the end of a timed interval is what makes the
+  // interval measure the work (torch-unsynchronized-timing asks for it).
+  if (What.Kind == "synchronize" && endsTimedInterval(Site, Flow))
     return;
 
   // Only GPU tensors make the host wait; synchronize() always does.

@@ -19,6 +19,7 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
     List.push_back(makeAutocastStaleCacheScenario());
     List.push_back(makeHalfModelTrainingScenario());
     List.push_back(makeSetupInLoopScenario());
+    List.push_back(makeUnsynchronizedTimingScenario());
     return List;
   }();
   return Scenarios;

@@ -23,6 +23,7 @@ std::unique_ptr<Scenario> makeFp16WithoutLossScalingScenario();
 std::unique_ptr<Scenario> makeAutocastStaleCacheScenario();
 std::unique_ptr<Scenario> makeHalfModelTrainingScenario();
 std::unique_ptr<Scenario> makeSetupInLoopScenario();
+std::unique_ptr<Scenario> makeUnsynchronizedTimingScenario();
 
 /// All scenarios, in a fixed order.
 const std::vector<std::unique_ptr<Scenario>> &allScenarios();

@@ -254,6 +254,29 @@ TEST(Scenarios, EvalWithoutNoGradRunsOnTheCpuAndStatesIt) {
   EXPECT_EQ(O.RanOn, "cpu");
 }
 
+TEST(Scenarios, UnsynchronizedTimingTimesBothIntervals) {
+  // Its claim needs a GPU, where work is queued; the measurement itself runs
+  // anywhere, and on the CPU, where work is synchronous, the two intervals
+  // time the same thing.
+  ReplayContext Ctx = cpuContext();
+  Ctx.Device = c10::Device("cpu");
+  json Recipe = {{"scenario", scenario::UnsynchronizedTiming},
+                 {"work", "backward"},
+                 {"module", Mlp},
+                 {"input", {{"shape", {64, 784}}}}};
+  ScenarioOutcome O =
+      findScenario(scenario::UnsynchronizedTiming)->replay(Recipe, Ctx);
+  EXPECT_NE(O.Result, Verdict::NotRun) << O.Reason;
+  ASSERT_TRUE(O.Samples.has_value());
+  EXPECT_GE(O.Samples->Original.size(), Ctx.Timing.MinRepeats);
+  EXPECT_EQ(O.Samples->Original.size(), O.Samples->Fixed.size());
+  EXPECT_GT(O.Measurements["true_seconds_median"].get<double>(), 0);
+  EXPECT_GT(O.Measurements["reported_seconds_median"].get<double>(), 0);
+  ASSERT_TRUE(O.Ratio.has_value());
+  EXPECT_TRUE(mentions(Ctx.Assumptions, "forward and backward pass"));
+  EXPECT_EQ(O.RanOn, "cpu");
+}
+
 TEST(Scenarios, Fp16FlushCountsWhatRoundsToZero) {
   // 1e-9 and 1e-10 are below fp16's smallest subnormal (about 6e-8); scaled
   // by 2^16 they are not.

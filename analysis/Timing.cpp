@@ -1,0 +1,350 @@
+#include "analysis/Timing.h"
+
+#include "analysis/FunctionCfg.h"
+#include "analysis/HostSyncs.h"
+#include "api/TorchApi.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <algorithm>
+
+using namespace clang;
+
+namespace torchlint {
+
+namespace {
+/// The argument a clock function writes its time into, or -1.
+int outArgumentOf(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier())
+    return -1;
+  std::string Name = FD->getQualifiedNameAsString();
+  if (Name == "gettimeofday" || Name == "timespec_get" ||
+      Name == "std::timespec_get")
+    return 0;
+  if (Name == "clock_gettime")
+    return 1;
+  return -1;
+}
+
+const Expr *skipCopies(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = M->getSubExpr();
+    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = B->getSubExpr();
+    else if (const auto *C = dyn_cast<CXXConstructExpr>(E);
+             C && C->getNumArgs() == 1)
+      E = C->getArg(0);
+    else if (const auto *W = dyn_cast<ExprWithCleanups>(E))
+      E = W->getSubExpr();
+    else
+      return E;
+  }
+  return E;
+}
+
+/// The variable an operand names, through members (`end.tv_sec`).
+const VarDecl *variableOf(const Expr *E) {
+  E = skipCopies(E);
+  while (const auto *Member = dyn_cast_or_null<MemberExpr>(E))
+    E = skipCopies(Member->getBase());
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// The variable a clock read's value is kept in: the one it initializes or
+/// is assigned to, or the one whose address it is given.
+const VarDecl *keptIn(const CallExpr *Read, ASTContext &Ctx) {
+  int Out = outArgumentOf(Read->getDirectCallee());
+  if (Out >= 0) {
+    if (static_cast<unsigned>(Out) >= Read->getNumArgs())
+      return nullptr;
+    const auto *Address =
+        dyn_cast<UnaryOperator>(Read->getArg(Out)->IgnoreParenImpCasts());
+    return Address && Address->getOpcode() == UO_AddrOf
+               ? variableOf(Address->getSubExpr())
+               : nullptr;
+  }
+  const Stmt *Child = Read;
+  for (int Depth = 0; Depth < 8; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Child);
+    if (Parents.empty())
+      return nullptr;
+    if (const auto *Var = Parents[0].get<VarDecl>())
+      return Var->getInit() && skipCopies(Var->getInit()) == Read ? Var
+                                                                  : nullptr;
+    const auto *Parent = Parents[0].get<Stmt>();
+    if (!Parent)
+      return nullptr;
+    if (const auto *Assign = dyn_cast<BinaryOperator>(Parent))
+      return Assign->getOpcode() == BO_Assign && Assign->getRHS() == Child
+                 ? variableOf(Assign->getLHS())
+                 : nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent))
+      return Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+                     Op->getArg(1) == Child
+                 ? variableOf(Op->getArg(0))
+                 : nullptr;
+    if (!isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+             ExprWithCleanups, CXXConstructExpr, ParenExpr>(Parent))
+      return nullptr;
+    Child = Parent;
+  }
+  return nullptr;
+}
+
+/// A difference of two clock values, with where each side comes from.
+struct Difference {
+  const Expr *Subtraction;
+  std::vector<const Expr *> Ends, Starts;
+};
+
+/// The clock reads of a function body and the differences of their values.
+class IntervalFinder : public RecursiveASTVisitor<IntervalFinder> {
+public:
+  explicit IntervalFinder(ASTContext &Ctx) : Ctx(Ctx) {}
+
+  bool VisitCallExpr(CallExpr *Call) {
+    if (!isClockRead(Call))
+      return true;
+    if (const VarDecl *Var = keptIn(Call, Ctx))
+      ReadsInto[Var].push_back(Call);
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *Op) {
+    if (Op->getOpcode() == BO_Sub)
+      Subtractions.push_back({Op, Op->getLHS(), Op->getRHS()});
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Op) {
+    if (Op->getOperator() == OO_Minus && Op->getNumArgs() == 2)
+      Subtractions.push_back({Op, Op->getArg(0), Op->getArg(1)});
+    return true;
+  }
+  // A lambda's body is a function of its own, with a CFG of its own.
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+
+  std::vector<Difference> differences() const {
+    std::vector<Difference> Found;
+    for (const auto &[Op, Left, Right] : Subtractions) {
+      Difference D{Op, readsOf(Left), readsOf(Right)};
+      if (!D.Ends.empty() && !D.Starts.empty())
+        Found.push_back(std::move(D));
+    }
+    return Found;
+  }
+
+private:
+  std::vector<const Expr *> readsOf(const Expr *Operand) const {
+    const Expr *Bare = skipCopies(Operand);
+    if (isClockRead(Bare))
+      return {Bare};
+    const VarDecl *Var = variableOf(Operand);
+    auto It = Var ? ReadsInto.find(Var) : ReadsInto.end();
+    return It == ReadsInto.end() ? std::vector<const Expr *>() : It->second;
+  }
+
+  ASTContext &Ctx;
+  llvm::DenseMap<const VarDecl *, std::vector<const Expr *>> ReadsInto;
+  struct Subtraction {
+    const Expr *Op, *Left, *Right;
+  };
+  std::vector<Subtraction> Subtractions;
+};
+
+std::vector<Difference> differencesIn(const FunctionDecl *Function,
+                                      ASTContext &Ctx) {
+  IntervalFinder Finder(Ctx);
+  if (Function && Function->hasBody())
+    Finder.TraverseStmt(Function->getBody());
+  return Finder.differences();
+}
+
+const Expr *elementExpr(const CFGElement &Element) {
+  std::optional<CFGStmt> S = Element.getAs<CFGStmt>();
+  return S ? dyn_cast<Expr>(S->getStmt()) : nullptr;
+}
+
+bool synchronizesIn(const FunctionDecl *FD, DeviceFlow &Flow, int Depth,
+                    llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen);
+
+bool bodySynchronizes(const Stmt *Body, DeviceFlow &Flow, int Depth,
+                      llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    DeviceFlow &Flow;
+    int Depth;
+    llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen;
+    bool Found = false;
+    Finder(DeviceFlow &Flow, int Depth,
+           llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen)
+        : Flow(Flow), Depth(Depth), Seen(Seen) {}
+    bool VisitExpr(Expr *E) {
+      if (waitsForGpu(E, Flow))
+        Found = true;
+      else if (const auto *Call = dyn_cast<CallExpr>(E))
+        Found = synchronizesIn(Call->getDirectCallee(), Flow, Depth, Seen);
+      return !Found;
+    }
+  } F(Flow, Depth, Seen);
+  F.TraverseStmt(const_cast<Stmt *>(Body));
+  return F.Found;
+}
+
+bool synchronizesIn(const FunctionDecl *FD, DeviceFlow &Flow, int Depth,
+                    llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen) {
+  if (!FD || Depth <= 0 || api::isInTorchNamespace(FD) ||
+      FD->isInStdNamespace() || !Seen.insert(FD).second)
+    return false;
+  const FunctionDecl *Definition = nullptr;
+  if (!FD->hasBody(Definition) || !Definition->getBody())
+    return false;
+  return bodySynchronizes(Definition->getBody(), Flow, Depth - 1, Seen);
+}
+
+bool reachesAccelerator(const FactSet &Facts) {
+  return std::any_of(Facts.begin(), Facts.end(), [](const DeviceFact &F) {
+    return F.isKnown() && F.Kind != api::DeviceKind::CPU;
+  });
+}
+} // namespace
+
+bool isClockRead(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier())
+    return false;
+  if (outArgumentOf(FD) >= 0)
+    return true;
+  std::string Name = FD->getQualifiedNameAsString();
+  if (Name == "clock" || Name == "std::clock")
+    return true;
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  return MD && MD->isStatic() && FD->getName() == "now" &&
+         llvm::StringRef(Name).starts_with("std::chrono::");
+}
+
+std::optional<FactSet> gpuWorkAt(const Expr *E, DeviceFlow &Flow) {
+  if (api::isModuleCall(E)) {
+    FactSet Facts = Flow.devicesOf(E);
+    if (reachesAccelerator(Facts))
+      return Facts;
+    return std::nullopt;
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  if (!Call || !api::isBackwardCall(Call))
+    return std::nullopt;
+  const Expr *Tensor = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Tensor = Member->getImplicitObjectArgument();
+  else if (Call->getNumArgs() > 0)
+    Tensor = Call->getArg(0);
+  if (!Tensor)
+    return std::nullopt;
+  FactSet Facts = Flow.devicesOf(Tensor);
+  if (reachesAccelerator(Facts))
+    return Facts;
+  return std::nullopt;
+}
+
+bool synchronizesWithGpu(const Expr *E, DeviceFlow &Flow) {
+  if (waitsForGpu(E, Flow))
+    return true;
+  const auto *Call = dyn_cast<CallExpr>(E);
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
+  return Call && synchronizesIn(Call->getDirectCallee(), Flow, 2, Seen);
+}
+
+std::vector<UnsynchronizedInterval>
+unsynchronizedIntervals(const FunctionDecl *Function, DeviceFlow &Flow) {
+  std::vector<UnsynchronizedInterval> Found;
+  ASTContext &Ctx = Flow.astContext();
+  const FunctionCfg *Cfg = Flow.cfgs().get(Function);
+  if (!Cfg)
+    return Found;
+  llvm::SmallPtrSet<const Expr *, 8> Ended;
+  for (const Difference &D : differencesIn(Function, Ctx)) {
+    for (const Expr *End : D.Ends) {
+      if (Ended.count(End))
+        continue;
+      for (const Expr *Start : D.Starts) {
+        if (Start == End || !Flow.reachable(Start) || !Flow.reachable(End))
+          continue;
+        std::optional<FunctionCfg::Place> From = Cfg->placeOf(Start, Ctx);
+        if (!From)
+          continue;
+        // The GPU work that runs after the start and before the end.
+        std::vector<std::pair<const Expr *, FactSet>> Work;
+        Cfg->search(*From, [&](const CFGElement &Element) {
+          const Expr *E = elementExpr(Element);
+          if (E == End || E == Start)
+            return FunctionCfg::Step::EndPath;
+          if (E)
+            if (std::optional<FactSet> Facts = gpuWorkAt(E, Flow))
+              Work.emplace_back(E, std::move(*Facts));
+          return FunctionCfg::Step::Continue;
+        });
+        // The latest of it from which the end is reached without a wait.
+        for (auto It = Work.rbegin(); It != Work.rend(); ++It) {
+          std::optional<FunctionCfg::Place> At = Cfg->placeOf(It->first, Ctx);
+          if (!At)
+            continue;
+          const Stmt *Reached = Cfg->search(
+              *At,
+              [&](const CFGElement &Element) {
+                const Expr *E = elementExpr(Element);
+                if (E == End)
+                  return FunctionCfg::Step::Found;
+                if (E == Start || (E && synchronizesWithGpu(E, Flow)))
+                  return FunctionCfg::Step::EndPath;
+                return FunctionCfg::Step::Continue;
+              },
+              nullptr, /*CudaAvailable=*/true);
+          if (Reached != End)
+            continue;
+          Found.push_back({Start, End, It->first, It->second, D.Subtraction});
+          Ended.insert(End);
+          break;
+        }
+        if (Ended.count(End))
+          break;
+      }
+    }
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::sort(
+      Found.begin(), Found.end(),
+      [&](const UnsynchronizedInterval &A, const UnsynchronizedInterval &B) {
+        return SM.isBeforeInTranslationUnit(A.End->getBeginLoc(),
+                                            B.End->getBeginLoc());
+      });
+  return Found;
+}
+
+bool endsTimedInterval(const Expr *E, DeviceFlow &Flow) {
+  ASTContext &Ctx = Flow.astContext();
+  const FunctionCfg *Cfg = Flow.cfgs().of(E);
+  if (!Cfg)
+    return false;
+  llvm::SmallPtrSet<const Expr *, 8> Ends;
+  for (const Difference &D : differencesIn(Cfg->Function, Ctx))
+    Ends.insert(D.Ends.begin(), D.Ends.end());
+  std::optional<FunctionCfg::Place> From = Cfg->placeOf(E, Ctx);
+  if (Ends.empty() || !From)
+    return false;
+  return Cfg->search(*From, [&](const CFGElement &Element) {
+    const Expr *At = elementExpr(Element);
+    if (At && Ends.count(At))
+      return FunctionCfg::Step::Found;
+    if (At && gpuWorkAt(At, Flow))
+      return FunctionCfg::Step::EndPath;
+    return FunctionCfg::Step::Continue;
+  }) != nullptr;
+}
+
+} // namespace torchlint

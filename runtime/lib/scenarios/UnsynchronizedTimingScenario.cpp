@@ -1,0 +1,94 @@
+//===--- UnsynchronizedTimingScenario.cpp - What an unsynchronized clock says //
+//
+// The claim: a host clock read right after GPU work is queued, with no wait
+// for the GPU, measures the launch of the work, not the work. The replay
+// times the recipe's forward pass both ways, as the program's interval
+// reports it (clock, forward, clock) and as it is (clock, forward,
+// synchronize, clock), with the device idle before each start. The verdict
+// reads the ratio of the true time to the reported one: `confirmed` when
+// the program's interval reports less than the work takes. Nothing gets
+// faster: the fix makes the number right.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScenarioRegistry.h"
+#include "Workload.h"
+#include "common/Scenarios.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+
+namespace torchlint::replay {
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+      .count();
+}
+
+class UnsynchronizedTimingScenario : public Scenario {
+public:
+  const char *id() const override { return scenario::UnsynchronizedTiming; }
+  bool needsCuda() const override { return true; }
+
+  ScenarioOutcome replay(const nlohmann::json &Recipe,
+                         ReplayContext &Ctx) const override {
+    Workload W = Workload::fromRecipe(Recipe, Ctx);
+    bool Backward = recipeString(Recipe, "work") == "backward";
+    Ctx.assume(std::string("the interval times one ") +
+               (Backward ? "forward and backward pass" : "forward pass") +
+               " of the recipe's module, with the GPU idle when it starts");
+    auto Model = W.model(Ctx.Device);
+    torch::Tensor Input = W.input(Ctx.Device);
+    auto Work = [&] {
+      torch::Tensor Output = Model->forward(Input);
+      if (Backward)
+        Output.sum().backward();
+      return Output;
+    };
+    for (unsigned I = 0; I < Ctx.Timing.WarmUp + 1; ++I)
+      Work();
+    synchronize(Ctx.Device);
+
+    std::vector<double> Reported, True;
+    auto Budget = std::chrono::steady_clock::now();
+    while (Reported.size() < Ctx.Timing.MinRepeats ||
+           (Reported.size() < Ctx.Timing.MaxRepeats &&
+            secondsSince(Budget) < Ctx.Timing.BudgetSeconds)) {
+      synchronize(Ctx.Device);
+      auto Start = std::chrono::steady_clock::now();
+      Work();
+      Reported.push_back(secondsSince(Start));
+      synchronize(Ctx.Device);
+
+      Start = std::chrono::steady_clock::now();
+      Work();
+      synchronize(Ctx.Device);
+      True.push_back(secondsSince(Start));
+    }
+
+    ScenarioOutcome Outcome;
+    Outcome.RanOn = Ctx.Device.str();
+    // The "speed-up" of the true time over the reported one: how many times
+    // longer the work takes than the program says.
+    Outcome.Ratio = speedUp(True, Reported);
+    Outcome.Result = speedVerdict(*Outcome.Ratio);
+    Outcome.Samples = TimedSamples{True, Reported, "steady-clock"};
+    Outcome.Measurements["reported_seconds_median"] = median(Reported);
+    Outcome.Measurements["true_seconds_median"] = median(True);
+    Outcome.Measurements["meaning"] =
+        "original: the interval with a synchronize before its end (the true "
+        "time); fixed: as the program measures it; the ratio is how many "
+        "times the program understates the work";
+    return Outcome;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Scenario> makeUnsynchronizedTimingScenario() {
+  return std::make_unique<UnsynchronizedTimingScenario>();
+}
+
+} // namespace torchlint::replay
