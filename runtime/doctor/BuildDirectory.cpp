@@ -58,11 +58,6 @@ std::vector<std::string> listFolder(const std::string &Folder) {
   return Names;
 }
 
-bool endsWith(const std::string &Text, const std::string &Suffix) {
-  return Text.size() >= Suffix.size() &&
-         Text.compare(Text.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
-}
-
 /// The library a linker argument names, or "" when it names none.
 std::string libraryName(const std::string &Argument) {
   if (startsWith(Argument, "-l:"))
@@ -78,11 +73,6 @@ std::string libraryName(const std::string &Argument) {
   if (!Shared && !endsWith(File, ".a"))
     return "";
   return Shared ? libraryStem(File).substr(3) : File.substr(3, File.size() - 5);
-}
-
-std::string folderOf(const std::string &Path) {
-  std::size_t Slash = Path.rfind('/');
-  return Slash == std::string::npos ? "." : Path.substr(0, Slash);
 }
 
 /// Whether \p Folder holds a library whose stem is \p Stem.

@@ -35,16 +35,6 @@ const char *const CudaBuildFix =
     "print(torch.utils.cmake_prefix_path)')\"; Debian's libtorch-dev is "
     "CPU-only";
 
-Check ok(const char *Name, std::string Detail) {
-  return {Name, Status::Ok, std::move(Detail), ""};
-}
-Check fail(const char *Name, std::string Detail, std::string Fix) {
-  return {Name, Status::Fail, std::move(Detail), std::move(Fix)};
-}
-Check skip(const char *Name, std::string Detail) {
-  return {Name, Status::Skip, std::move(Detail), ""};
-}
-
 std::string plural(long Count, const std::string &Noun) {
   return std::to_string(Count) + " " + Noun + (Count == 1 ? "" : "s");
 }
@@ -163,21 +153,22 @@ Check checkBuild(const SystemFacts &F) {
                              : " (CUDA version not reported)";
     if (!F.AtHasCuda)
       Detail += "; at::hasCUDA() is false because it also needs a usable GPU";
-    return ok(BuildCheck, Detail);
+    return Check::ok(BuildCheck, Detail);
   }
   if (F.ProgramBuiltWithCuda || F.ConfigUsesCuda)
-    return fail(BuildCheck,
-                Torch + " is a CUDA build, but its CUDA library "
-                        "(libtorch_cuda.so) is not loaded, so it runs "
-                        "CPU-only",
-                "link libtorch_cuda.so even though no symbol of it is used "
-                "(-Wl,--no-as-needed before it, as TorchConfig.cmake's "
-                "TORCH_LIBRARIES do) and make sure it is found at run time "
-                "(`ldd` the program; LD_LIBRARY_PATH)");
-  return fail(BuildCheck,
-              Torch + " is built without CUDA (a CPU-only build), so it "
-                      "cannot use any GPU",
-              CudaBuildFix);
+    return Check::fail(
+        BuildCheck,
+        Torch + " is a CUDA build, but its CUDA library "
+                "(libtorch_cuda.so) is not loaded, so it runs "
+                "CPU-only",
+        "link libtorch_cuda.so even though no symbol of it is used "
+        "(-Wl,--no-as-needed before it, as TorchConfig.cmake's "
+        "TORCH_LIBRARIES do) and make sure it is found at run time "
+        "(`ldd` the program; LD_LIBRARY_PATH)");
+  return Check::fail(BuildCheck,
+                     Torch + " is built without CUDA (a CPU-only build), so it "
+                             "cannot use any GPU",
+                     CudaBuildFix);
 }
 
 Check checkDriver(const SystemFacts &F) {
@@ -190,32 +181,35 @@ Check checkDriver(const SystemFacts &F) {
       Fix += "; pick " + driverNeededFor(*F.BuiltForCuda);
     Fix += "; in a container, start it with `--gpus all` (NVIDIA Container "
            "Toolkit)";
-    return fail(DriverCheck,
-                "no NVIDIA driver: /proc/driver/nvidia/version does not exist "
-                "and libcuda.so.1 cannot be loaded (" +
-                    F.LibcudaError + ")",
-                Fix);
+    return Check::fail(
+        DriverCheck,
+        "no NVIDIA driver: /proc/driver/nvidia/version does not exist "
+        "and libcuda.so.1 cannot be loaded (" +
+            F.LibcudaError + ")",
+        Fix);
   }
   if (!F.LibcudaLoaded)
-    return fail(DriverCheck,
-                "the NVIDIA kernel module " + F.DriverVersion.value_or("") +
-                    " is loaded, but libcuda.so.1 cannot be loaded (" +
-                    F.LibcudaError + ")",
-                "install the driver's user-space CUDA library of the same "
-                "version as the kernel module (Debian: libcuda1, Ubuntu: "
-                "libnvidia-compute-<branch>) or add its folder to the "
-                "loader path (ldconfig); in a container, use the NVIDIA "
-                "Container Toolkit (`--gpus all`)");
+    return Check::fail(
+        DriverCheck,
+        "the NVIDIA kernel module " + F.DriverVersion.value_or("") +
+            " is loaded, but libcuda.so.1 cannot be loaded (" + F.LibcudaError +
+            ")",
+        "install the driver's user-space CUDA library of the same "
+        "version as the kernel module (Debian: libcuda1, Ubuntu: "
+        "libnvidia-compute-<branch>) or add its folder to the "
+        "loader path (ldconfig); in a container, use the NVIDIA "
+        "Container Toolkit (`--gpus all`)");
   std::string Found = F.DriverVersion
                           ? "driver " + *F.DriverVersion
                           : "libcuda.so.1 without /proc/driver/nvidia "
                             "(as under WSL)";
   if (!F.DriverCuda)
-    return fail(DriverCheck,
-                Found + ", but it does not report its CUDA version (" +
-                    F.LibcudaError + ")",
-                "reinstall the NVIDIA driver: its libcuda.so.1 looks broken "
-                "or is not NVIDIA's");
+    return Check::fail(
+        DriverCheck,
+        Found + ", but it does not report its CUDA version (" + F.LibcudaError +
+            ")",
+        "reinstall the NVIDIA driver: its libcuda.so.1 looks broken "
+        "or is not NVIDIA's");
   Found += ", supports CUDA " + F.DriverCuda->str();
   if (F.BuiltForCuda && *F.DriverCuda < *F.BuiltForCuda) {
     std::string Detail = Found + ", older than CUDA " + F.BuiltForCuda->str() +
@@ -223,13 +217,13 @@ Check checkDriver(const SystemFacts &F) {
     if (F.DriverCuda->Major == F.BuiltForCuda->Major)
       Detail += " (CUDA minor-version compatibility may still let simple "
                 "work run; the device operation below tells)";
-    return fail(DriverCheck, Detail,
-                "upgrade the NVIDIA driver to " +
-                    driverNeededFor(*F.BuiltForCuda) +
-                    ", or use a libtorch built for CUDA " +
-                    F.DriverCuda->str() + " or older");
+    return Check::fail(DriverCheck, Detail,
+                       "upgrade the NVIDIA driver to " +
+                           driverNeededFor(*F.BuiltForCuda) +
+                           ", or use a libtorch built for CUDA " +
+                           F.DriverCuda->str() + " or older");
   }
-  return ok(DriverCheck, Found);
+  return Check::ok(DriverCheck, Found);
 }
 
 std::string initFailureFix(const SystemFacts &F) {
@@ -257,39 +251,42 @@ std::string initFailureFix(const SystemFacts &F) {
 
 Check checkDevices(const SystemFacts &F) {
   if (!F.LibcudaLoaded)
-    return skip(DevicesCheck, "no NVIDIA driver to ask (libcuda.so.1 is not "
-                              "loaded); libtorch sees " +
-                                  plural(static_cast<long>(F.TorchDeviceCount),
-                                         "CUDA device"));
+    return Check::skip(
+        DevicesCheck,
+        "no NVIDIA driver to ask (libcuda.so.1 is not "
+        "loaded); libtorch sees " +
+            plural(static_cast<long>(F.TorchDeviceCount), "CUDA device"));
   if (!F.DriverDeviceCount)
-    return fail(DevicesCheck,
-                "the driver cannot start: cuInit failed with " +
-                    (F.DriverInitError.empty() ? std::string("an error")
-                                               : F.DriverInitError),
-                initFailureFix(F));
+    return Check::fail(DevicesCheck,
+                       "the driver cannot start: cuInit failed with " +
+                           (F.DriverInitError.empty() ? std::string("an error")
+                                                      : F.DriverInitError),
+                       initFailureFix(F));
   if (*F.DriverDeviceCount == 0)
-    return fail(DevicesCheck, "the driver reports no GPU",
-                F.CudaVisibleDevices
-                    ? "CUDA_VISIBLE_DEVICES may hide the GPUs: see that check"
-                    : "run `nvidia-smi`: the driver sees no GPU");
+    return Check::fail(
+        DevicesCheck, "the driver reports no GPU",
+        F.CudaVisibleDevices
+            ? "CUDA_VISIBLE_DEVICES may hide the GPUs: see that check"
+            : "run `nvidia-smi`: the driver sees no GPU");
   std::string Found = "the driver sees " + plural(*F.DriverDeviceCount, "GPU") +
                       " (" + describeDevices(F.Devices) + ")";
   if (!F.CudaBackendLoaded)
-    return ok(DevicesCheck,
-              Found + "; libtorch sees none, being a CPU-only build");
+    return Check::ok(DevicesCheck,
+                     Found + "; libtorch sees none, being a CPU-only build");
   if (F.TorchDeviceCount == 0)
-    return fail(DevicesCheck, Found + ", but libtorch sees none",
-                "libtorch's CUDA runtime could not use this driver: see the "
-                "driver check (a driver too old for libtorch's CUDA) and any "
-                "\"CUDA initialization\" warning printed above");
-  return ok(DevicesCheck,
-            Found + "; libtorch sees " +
-                plural(static_cast<long>(F.TorchDeviceCount), "device"));
+    return Check::fail(
+        DevicesCheck, Found + ", but libtorch sees none",
+        "libtorch's CUDA runtime could not use this driver: see the "
+        "driver check (a driver too old for libtorch's CUDA) and any "
+        "\"CUDA initialization\" warning printed above");
+  return Check::ok(DevicesCheck,
+                   Found + "; libtorch sees " +
+                       plural(static_cast<long>(F.TorchDeviceCount), "device"));
 }
 
 Check checkVisibleVariable(const SystemFacts &F) {
   if (!F.CudaVisibleDevices)
-    return ok(VisibleVariableCheck, "not set, so every GPU is visible");
+    return Check::ok(VisibleVariableCheck, "not set, so every GPU is visible");
   const std::string &Value = *F.CudaVisibleDevices;
   std::string Shown = "CUDA_VISIBLE_DEVICES=\"" + Value + "\"";
   std::string Fix = "unset CUDA_VISIBLE_DEVICES, or set it to GPU indexes";
@@ -297,9 +294,9 @@ Check checkVisibleVariable(const SystemFacts &F) {
     Fix += " (0 to " + std::to_string(*F.ProcGpuCount - 1) + " here)";
   Fix += " or to UUIDs from `nvidia-smi -L`";
   if (trim(Value).empty())
-    return fail(VisibleVariableCheck,
-                Shown + " is set to the empty string, which hides every GPU",
-                Fix);
+    return Check::fail(
+        VisibleVariableCheck,
+        Shown + " is set to the empty string, which hides every GPU", Fix);
 
   int Visible = 0;
   std::string Note;
@@ -311,33 +308,35 @@ Check checkVisibleVariable(const SystemFacts &F) {
     }
     std::optional<long> Index = parseInteger(Entry);
     if (!Index)
-      return fail(VisibleVariableCheck,
-                  Shown + ": \"" + Entry +
-                      "\" is neither a GPU index nor a GPU-/MIG- UUID; CUDA "
-                      "ignores it and everything after it" +
-                      (Visible == 0 ? ", which hides every GPU" : ""),
-                  Fix);
+      return Check::fail(
+          VisibleVariableCheck,
+          Shown + ": \"" + Entry +
+              "\" is neither a GPU index nor a GPU-/MIG- UUID; CUDA "
+              "ignores it and everything after it" +
+              (Visible == 0 ? ", which hides every GPU" : ""),
+          Fix);
     if (*Index < 0) {
       if (Visible == 0)
-        return fail(VisibleVariableCheck,
-                    Shown + ": " + Entry +
-                        " ends the list before any GPU, which hides every "
-                        "GPU (a common way to force the CPU)",
-                    Fix);
+        return Check::fail(
+            VisibleVariableCheck,
+            Shown + ": " + Entry +
+                " ends the list before any GPU, which hides every "
+                "GPU (a common way to force the CPU)",
+            Fix);
       Note = "; the " + Entry + " ends the list, so what follows is ignored";
       break;
     }
     if (F.ProcGpuCount && *Index >= *F.ProcGpuCount)
-      return fail(VisibleVariableCheck,
-                  Shown + " names GPU " + std::to_string(*Index) +
-                      ", but this machine has " +
-                      plural(*F.ProcGpuCount, "GPU") +
-                      (*F.ProcGpuCount > 0
-                           ? " (indexes 0 to " +
-                                 std::to_string(*F.ProcGpuCount - 1) + ")"
-                           : std::string()) +
-                      "; CUDA ignores it and everything after it",
-                  Fix);
+      return Check::fail(
+          VisibleVariableCheck,
+          Shown + " names GPU " + std::to_string(*Index) +
+              ", but this machine has " + plural(*F.ProcGpuCount, "GPU") +
+              (*F.ProcGpuCount > 0
+                   ? " (indexes 0 to " + std::to_string(*F.ProcGpuCount - 1) +
+                         ")"
+                   : std::string()) +
+              "; CUDA ignores it and everything after it",
+          Fix);
     ++Visible;
   }
   std::string Detail = Shown + " makes " + plural(Visible, "GPU") + " visible";
@@ -346,7 +345,7 @@ Check checkVisibleVariable(const SystemFacts &F) {
   else
     Detail += " (indexes not verified: /proc/driver/nvidia/gpus is not "
               "readable)";
-  return ok(VisibleVariableCheck, Detail + Note);
+  return Check::ok(VisibleVariableCheck, Detail + Note);
 }
 
 bool isEssentialDeviceFile(const std::string &Path) {
@@ -362,18 +361,20 @@ bool isEssentialDeviceFile(const std::string &Path) {
 Check checkDeviceFiles(const SystemFacts &F) {
   if (F.DeviceFiles.empty()) {
     if (noDriver(F))
-      return skip(DeviceFilesCheck,
-                  "no NVIDIA driver, so no /dev/nvidia* files to check");
+      return Check::skip(DeviceFilesCheck,
+                         "no NVIDIA driver, so no /dev/nvidia* files to check");
     if (!F.DriverVersion)
-      return skip(DeviceFilesCheck,
-                  "no /dev/nvidia* files and no NVIDIA kernel module, as "
-                  "where the GPU is reached otherwise (WSL uses /dev/dxg)");
-    return fail(DeviceFilesCheck,
-                "the NVIDIA kernel module is loaded, but there are no "
-                "/dev/nvidia* device files",
-                "create them with `sudo nvidia-modprobe -c 0 -u`; in a "
-                "container, pass them in with `--gpus all` (NVIDIA Container "
-                "Toolkit)");
+      return Check::skip(
+          DeviceFilesCheck,
+          "no /dev/nvidia* files and no NVIDIA kernel module, as "
+          "where the GPU is reached otherwise (WSL uses /dev/dxg)");
+    return Check::fail(
+        DeviceFilesCheck,
+        "the NVIDIA kernel module is loaded, but there are no "
+        "/dev/nvidia* device files",
+        "create them with `sudo nvidia-modprobe -c 0 -u`; in a "
+        "container, pass them in with `--gpus all` (NVIDIA Container "
+        "Toolkit)");
   }
 
   std::vector<std::string> Names;
@@ -416,14 +417,16 @@ Check checkDeviceFiles(const SystemFacts &F) {
         Fix += "add yourself to the group " + Group + ": `sudo usermod -aG " +
                Group + " $USER`, then log in again (check with `id`)";
     }
-    return fail(DeviceFilesCheck,
-                "cannot read and write " + Join(Denied) + " as this user", Fix);
+    return Check::fail(
+        DeviceFilesCheck,
+        "cannot read and write " + Join(Denied) + " as this user", Fix);
   }
   if (!HasControl)
-    return fail(DeviceFilesCheck,
-                "/dev/nvidiactl is missing (found " + Join(Names) + ")",
-                "create the device files with `sudo nvidia-modprobe -c 0 "
-                "-u`; in a container, pass them in with `--gpus all`");
+    return Check::fail(
+        DeviceFilesCheck,
+        "/dev/nvidiactl is missing (found " + Join(Names) + ")",
+        "create the device files with `sudo nvidia-modprobe -c 0 "
+        "-u`; in a container, pass them in with `--gpus all`");
   std::string Detail = Join(Names) + ": readable and writable";
   if (!HasUvm)
     Detail += "; /dev/nvidia-uvm does not exist yet (CUDA creates it "
@@ -431,24 +434,25 @@ Check checkDeviceFiles(const SystemFacts &F) {
   if (!DeniedOptional.empty())
     Detail +=
         "; not accessible, but not needed by CUDA: " + Join(DeniedOptional);
-  return ok(DeviceFilesCheck, Detail);
+  return Check::ok(DeviceFilesCheck, Detail);
 }
 
 Check checkCudnn(const SystemFacts &F) {
   if (!F.CudaBackendLoaded)
-    return skip(CudnnCheck, "libtorch has no CUDA backend");
+    return Check::skip(CudnnCheck, "libtorch has no CUDA backend");
   if (!F.HasCudnn)
-    return fail(CudnnCheck,
-                "this CUDA libtorch is built without cuDNN, so convolutions "
-                "and RNNs run on slower kernels",
-                "use a libtorch build with cuDNN (those from pytorch.org and "
-                "pip's torch have it)");
+    return Check::fail(
+        CudnnCheck,
+        "this CUDA libtorch is built without cuDNN, so convolutions "
+        "and RNNs run on slower kernels",
+        "use a libtorch build with cuDNN (those from pytorch.org and "
+        "pip's torch have it)");
   if (!F.CudnnVersion)
-    return ok(
+    return Check::ok(
         CudnnCheck,
         "available, version not reported" +
             (F.CudnnError.empty() ? std::string() : " (" + F.CudnnError + ")"));
-  return ok(CudnnCheck, "cuDNN " + formatCudnnVersion(*F.CudnnVersion));
+  return Check::ok(CudnnCheck, "cuDNN " + formatCudnnVersion(*F.CudnnVersion));
 }
 
 std::string deviceOpFix(const SystemFacts &F, const std::string &Error) {
@@ -478,22 +482,24 @@ std::string deviceOpFix(const SystemFacts &F, const std::string &Error) {
 Check checkDeviceOp(const SystemFacts &F) {
   switch (F.DeviceOp.State) {
   case DeviceOpState::Passed:
-    return ok(DeviceOpCheck, F.DeviceOp.Message);
+    return Check::ok(DeviceOpCheck, F.DeviceOp.Message);
   case DeviceOpState::Failed: {
     std::string Error = firstLine(F.DeviceOp.Message);
-    return fail(DeviceOpCheck, "a matmul on cuda:0 failed: " + Error,
-                deviceOpFix(F, Error));
+    return Check::fail(DeviceOpCheck, "a matmul on cuda:0 failed: " + Error,
+                       deviceOpFix(F, Error));
   }
   case DeviceOpState::NotAttempted:
     break;
   }
   if (!F.CudaBackendLoaded)
-    return skip(DeviceOpCheck,
-                "not attempted: libtorch has no CUDA backend (see above)");
+    return Check::skip(
+        DeviceOpCheck,
+        "not attempted: libtorch has no CUDA backend (see above)");
   if (F.TorchDeviceCount == 0)
-    return skip(DeviceOpCheck,
-                "not attempted: libtorch sees no CUDA device (see above)");
-  return skip(DeviceOpCheck, "not attempted");
+    return Check::skip(
+        DeviceOpCheck,
+        "not attempted: libtorch sees no CUDA device (see above)");
+  return Check::skip(DeviceOpCheck, "not attempted");
 }
 
 //===----------------------------------------------------------------------===//

@@ -128,6 +128,19 @@ struct Check {
   /// The same fix for each way of building a program ("CMake", "Makefile",
   /// "qmake"), where the way matters; Fix then says what they have in common.
   std::vector<std::pair<std::string, std::string>> BuildFixes;
+
+  static Check ok(std::string Name, std::string Detail) {
+    return {std::move(Name), Status::Ok, std::move(Detail), "", {}};
+  }
+  static Check skip(std::string Name, std::string Detail) {
+    return {std::move(Name), Status::Skip, std::move(Detail), "", {}};
+  }
+  static Check
+  fail(std::string Name, std::string Detail, std::string Fix,
+       std::vector<std::pair<std::string, std::string>> BuildFixes = {}) {
+    return {std::move(Name), Status::Fail, std::move(Detail), std::move(Fix),
+            std::move(BuildFixes)};
+  }
 };
 
 /// The computation run on the device; returns its outcome and never throws.

@@ -26,6 +26,24 @@ inline std::string trim(const std::string &Text) {
   return Text.substr(Begin, End - Begin);
 }
 
+inline bool endsWith(const std::string &Text, const std::string &Suffix) {
+  return Text.size() >= Suffix.size() &&
+         Text.compare(Text.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
+}
+
+/// The folder part of a path: "." for a bare name, "/" for "/name".
+inline std::string folderOf(const std::string &Path) {
+  std::size_t Slash = Path.rfind('/');
+  if (Slash == std::string::npos)
+    return ".";
+  return Slash == 0 ? "/" : Path.substr(0, Slash);
+}
+
+inline std::string fileNameOf(const std::string &Path) {
+  std::size_t Slash = Path.rfind('/');
+  return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
+}
+
 inline std::string firstLine(const std::string &Text) {
   std::string Trimmed = trim(Text);
   return Trimmed.substr(0, Trimmed.find('\n'));

@@ -120,13 +120,17 @@ const ElfSection *ElfFile::section(const std::string &Name) const {
   return nullptr;
 }
 
-namespace {
-
-std::uint64_t little(const unsigned char *Bytes, int Count) {
+std::uint64_t littleEndian(const unsigned char *Bytes, int Count) {
   std::uint64_t Value = 0;
   for (int I = Count - 1; I >= 0; --I)
     Value = (Value << 8) | Bytes[I];
   return Value;
+}
+
+namespace {
+
+std::uint64_t little(const unsigned char *Bytes, int Count) {
+  return littleEndian(Bytes, Count);
 }
 std::uint16_t u16(const unsigned char *B) {
   return static_cast<std::uint16_t>(little(B, 2));

@@ -69,6 +69,10 @@ private:
   std::pair<std::uint64_t, std::uint64_t> Identity;
 };
 
+/// The unsigned little-endian integer of \p Count bytes (at most 8) at
+/// \p Bytes, whatever the host's byte order.
+std::uint64_t littleEndian(const unsigned char *Bytes, int Count);
+
 /// What the first bytes of a file say it is.
 enum class FileFormat { Elf, WindowsPe, Script, Other };
 

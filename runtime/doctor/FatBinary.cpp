@@ -16,10 +16,7 @@ constexpr std::uint16_t EntrySass = 2;
 constexpr std::size_t EntryFieldsRead = 32;
 
 std::uint64_t little(const unsigned char *Bytes, int Count) {
-  std::uint64_t Value = 0;
-  for (int I = Count - 1; I >= 0; --I)
-    Value = (Value << 8) | Bytes[I];
-  return Value;
+  return littleEndian(Bytes, Count);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LibraryResolver.h"
+#include "DoctorText.h"
 
 #include <cctype>
 #include <climits>
@@ -21,18 +22,6 @@
 namespace torchlint::doctor {
 
 namespace {
-
-std::string folderOf(const std::string &Path) {
-  std::size_t Slash = Path.rfind('/');
-  if (Slash == std::string::npos)
-    return ".";
-  return Slash == 0 ? "/" : Path.substr(0, Slash);
-}
-
-std::string fileNameOf(const std::string &Path) {
-  std::size_t Slash = Path.rfind('/');
-  return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
-}
 
 std::string absolute(const std::string &Path) {
   if (!Path.empty() && Path[0] == '/')

@@ -30,29 +30,10 @@ const char *const CudaLibtorchSource =
     "`python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))'`); "
     "Debian's libtorch-dev is CPU-only";
 
-Check ok(std::string Name, std::string Detail) {
-  return {std::move(Name), Status::Ok, std::move(Detail), "", {}};
-}
-Check skip(std::string Name, std::string Detail) {
-  return {std::move(Name), Status::Skip, std::move(Detail), "", {}};
-}
-Check fail(std::string Name, std::string Detail, std::string Fix,
-           std::vector<std::pair<std::string, std::string>> BuildFixes = {}) {
-  return {std::move(Name), Status::Fail, std::move(Detail), std::move(Fix),
-          std::move(BuildFixes)};
-}
-
 std::string realFolder(const std::string &Path) {
-  std::size_t Slash = Path.rfind('/');
-  std::string Folder = Slash == std::string::npos ? "." : Path.substr(0, Slash);
-  if (Folder.empty())
-    Folder = "/";
+  std::string Folder = folderOf(Path);
   char Real[PATH_MAX];
   return realpath(Folder.c_str(), Real) ? std::string(Real) : Folder;
-}
-
-std::string fileName(const std::string &Path) {
-  return Path.substr(Path.rfind('/') + 1);
 }
 
 /// libtorch's own libraries, not those of projects named after it
@@ -148,7 +129,7 @@ Check checkLibrariesFound(const ProgramFacts &F) {
     if (F.Loaded.Truncated)
       Detail += " (the search stopped after the first " +
                 std::to_string(F.Loaded.Libraries.size()) + ")";
-    return ok(LibrariesCheck, Detail);
+    return Check::ok(LibrariesCheck, Detail);
   }
   std::string Detail = "ld.so stops the program before main: ";
   std::vector<std::string> Each;
@@ -174,7 +155,7 @@ Check checkLibrariesFound(const ProgramFacts &F) {
     Fix = "copy the missing libraries where the program's " +
           std::string(F.Elf.RunPath ? "RUNPATH" : "RPATH") + " (" + *OwnPath +
           ") looks, beside the program as deployed, or " + Fix;
-  return fail(
+  return Check::fail(
       LibrariesCheck, Detail, Fix,
       {{"CMake", "keep CMake's build RUNPATH (do not set "
                  "CMAKE_SKIP_RPATH), and for installed programs "
@@ -192,47 +173,51 @@ Check checkTorch(const ProgramFacts &F) {
                   });
   if (F.TorchFolder.empty()) {
     if (TorchMissing)
-      return skip(TorchCheck, "its libtorch libraries are not found (see "
-                              "above)");
-    return fail(TorchCheck,
-                "it loads no libtorch library (libtorch, libtorch_cpu or "
-                "libc10) among the " +
-                    std::to_string(F.Loaded.Libraries.size()) +
-                    " it needs; libtorch linked statically or opened with "
-                    "dlopen cannot be checked here",
-                "name the program that runs the model, or link libtorch as a "
-                "shared library");
+      return Check::skip(TorchCheck,
+                         "its libtorch libraries are not found (see "
+                         "above)");
+    return Check::fail(
+        TorchCheck,
+        "it loads no libtorch library (libtorch, libtorch_cpu or "
+        "libc10) among the " +
+            std::to_string(F.Loaded.Libraries.size()) +
+            " it needs; libtorch linked statically or opened with "
+            "dlopen cannot be checked here",
+        "name the program that runs the model, or link libtorch as a "
+        "shared library");
   }
   if (F.TorchFolders.size() > 1)
-    return fail(TorchCheck,
-                "it mixes libtorch libraries from " +
-                    std::to_string(F.TorchFolders.size()) + " installations (" +
-                    join(F.TorchFolders, ", ") +
-                    "); they must come from one build",
-                "remove the other installations from LD_LIBRARY_PATH and "
-                "the program's RUNPATH, so that every libtorch and c10 "
-                "library comes from " +
-                    F.TorchFolder);
+    return Check::fail(
+        TorchCheck,
+        "it mixes libtorch libraries from " +
+            std::to_string(F.TorchFolders.size()) + " installations (" +
+            join(F.TorchFolders, ", ") + "); they must come from one build",
+        "remove the other installations from LD_LIBRARY_PATH and "
+        "the program's RUNPATH, so that every libtorch and c10 "
+        "library comes from " +
+            F.TorchFolder);
   std::string Through;
   for (const char *Stem : {"libtorch_cpu", "libtorch", "libc10"})
     for (const LoadedLibrary &L : F.Loaded.Libraries)
       if (Through.empty() && L.Found && libraryStem(L.Name) == Stem)
         Through = L.Name + " through " + L.FoundThrough;
-  return ok(TorchCheck,
-            "it loads libtorch from " + F.TorchFolder + " (" + Through + ")");
+  return Check::ok(TorchCheck, "it loads libtorch from " + F.TorchFolder +
+                                   " (" + Through + ")");
 }
 
 Check checkTorchHasCuda(const ProgramFacts &F) {
   if (F.TorchFolder.empty())
-    return skip(TorchCudaCheck, "no libtorch to look at (see above)");
+    return Check::skip(TorchCudaCheck, "no libtorch to look at (see above)");
   if (F.TorchHasCuda)
-    return ok(TorchCudaCheck, F.TorchFolder + " is a CUDA build (" +
-                                  join(F.TorchCudaLibraries, ", ") + ")");
+    return Check::ok(TorchCudaCheck, F.TorchFolder + " is a CUDA build (" +
+                                         join(F.TorchCudaLibraries, ", ") +
+                                         ")");
   if (std::find(F.TorchCudaLibraries.begin(), F.TorchCudaLibraries.end(),
                 "libtorch_hip.so") != F.TorchCudaLibraries.end())
-    return skip(TorchCudaCheck, F.TorchFolder +
-                                    " is a ROCm build (libtorch_hip.so); the "
-                                    "doctor diagnoses CUDA builds only");
+    return Check::skip(TorchCudaCheck,
+                       F.TorchFolder +
+                           " is a ROCm build (libtorch_hip.so); the "
+                           "doctor diagnoses CUDA builds only");
   std::string Detail = F.TorchFolder +
                        " holds a CPU-only libtorch (no libtorch_cuda.so "
                        "beside libtorch_cpu.so), so the program can never "
@@ -247,7 +232,7 @@ Check checkTorchHasCuda(const ProgramFacts &F) {
                   "elsewhere, nothing tells the loader where that one is";
       break;
     }
-  return fail(
+  return Check::fail(
       TorchCudaCheck, Detail,
       std::string("build and run it against ") + CudaLibtorchSource,
       {{"CMake", "cmake -DCMAKE_PREFIX_PATH=/path/to/libtorch -S . -B build "
@@ -280,49 +265,53 @@ linkTorchCudaFixes(const std::string &Target = "app") {
 
 Check checkLoadsTorchCuda(const ProgramFacts &F) {
   if (F.TorchFolder.empty() || !F.TorchHasCuda)
-    return skip(LoadsCudaCheck, "no CUDA libtorch to load (see above)");
+    return Check::skip(LoadsCudaCheck, "no CUDA libtorch to load (see above)");
   if (F.LoadsTorchCuda) {
     std::string By;
     for (const LoadedLibrary &L : F.Loaded.Libraries)
       if (By.empty() && L.Found && isTorchCuda(libraryStem(L.Name)))
         By = L.Name + " is loaded, needed by " + L.NeededBy;
-    return ok(LoadsCudaCheck, By);
+    return Check::ok(LoadsCudaCheck, By);
   }
   for (const LoadedLibrary &L : F.Loaded.Libraries)
     if (!L.Found && isTorchCuda(libraryStem(L.Name)))
-      return skip(LoadsCudaCheck, L.Name + " is needed but not found (see "
-                                           "above)");
+      return Check::skip(LoadsCudaCheck, L.Name +
+                                             " is needed but not found (see "
+                                             "above)");
   std::vector<std::string> Direct;
   for (const std::string &Name : F.Elf.Needed)
     if (isTorchLibrary(libraryStem(Name)))
       Direct.push_back(Name);
-  return fail(LoadsCudaCheck,
-              "nothing it loads needs libtorch_cuda.so (it links " +
-                  (Direct.empty() ? std::string("no libtorch library itself")
-                                  : join(Direct, ", ")) +
-                  "), so libtorch's CUDA backend never registers and "
-                  "torch::cuda::is_available() is false; the linker drops "
-                  "-ltorch_cuda under --as-needed (the default of Ubuntu's "
-                  "GCC) because the program references none of its symbols",
-              "link libtorch_cuda.so with --no-as-needed, then relink",
-              linkTorchCudaFixes());
+  return Check::fail(
+      LoadsCudaCheck,
+      "nothing it loads needs libtorch_cuda.so (it links " +
+          (Direct.empty() ? std::string("no libtorch library itself")
+                          : join(Direct, ", ")) +
+          "), so libtorch's CUDA backend never registers and "
+          "torch::cuda::is_available() is false; the linker drops "
+          "-ltorch_cuda under --as-needed (the default of Ubuntu's "
+          "GCC) because the program references none of its symbols",
+      "link libtorch_cuda.so with --no-as-needed, then relink",
+      linkTorchCudaFixes());
 }
 
 Check checkArchitectures(const ProgramFacts &F, const VisibleGpus &Gpus) {
   if (F.TorchFolder.empty() || !F.TorchHasCuda)
-    return skip(ArchitecturesCheck, "no CUDA libtorch (see above)");
+    return Check::skip(ArchitecturesCheck, "no CUDA libtorch (see above)");
   if (!F.Code)
-    return skip(ArchitecturesCheck,
-                "its libtorch_cuda libraries have no .nv_fatbin section to "
-                "read");
+    return Check::skip(
+        ArchitecturesCheck,
+        "its libtorch_cuda libraries have no .nv_fatbin section to "
+        "read");
   std::string Built = "libtorch_cuda has code for " + describe(*F.Code);
   if (!F.Code->Problem.empty())
     Built += " (read partly: " + F.Code->Problem + ")";
   if (!Gpus.Unavailable.empty())
-    return skip(ArchitecturesCheck, Built + "; no GPU to compare it with (" +
-                                        Gpus.Unavailable + ")");
+    return Check::skip(ArchitecturesCheck, Built +
+                                               "; no GPU to compare it with (" +
+                                               Gpus.Unavailable + ")");
   if (Gpus.Devices.empty())
-    return skip(ArchitecturesCheck, Built + "; the driver lists no GPU");
+    return Check::skip(ArchitecturesCheck, Built + "; the driver lists no GPU");
   std::vector<std::string> Lacking, Running;
   const GpuInfo *FirstLacking = nullptr;
   for (std::size_t I = 0; I < Gpus.Devices.size(); ++I) {
@@ -339,23 +328,24 @@ Check checkArchitectures(const ProgramFacts &F, const VisibleGpus &Gpus) {
         .push_back(Name);
   }
   if (Lacking.empty())
-    return ok(ArchitecturesCheck, Built + "; " + join(Running, ", ") +
-                                      (Running.size() == 1 ? " runs" : " run") +
-                                      " it");
+    return Check::ok(ArchitecturesCheck,
+                     Built + "; " + join(Running, ", ") +
+                         (Running.size() == 1 ? " runs" : " run") + " it");
   const GpuInfo &First = *FirstLacking;
-  return fail(ArchitecturesCheck,
-              Built + "; " + join(Lacking, ", ") +
-                  (Lacking.size() == 1 ? " has" : " have") +
-                  " none it can run, so every kernel fails with \"no kernel "
-                  "image is available for execution on the device\"",
-              "use a libtorch built for this GPU: a newer release whose CUDA "
-              "version supports compute capability " +
-                  std::to_string(First.CapabilityMajor) + "." +
-                  std::to_string(First.CapabilityMinor) +
-                  ", or libtorch built from source with "
-                  "TORCH_CUDA_ARCH_LIST=\"" +
-                  std::to_string(First.CapabilityMajor) + "." +
-                  std::to_string(First.CapabilityMinor) + "\"");
+  return Check::fail(
+      ArchitecturesCheck,
+      Built + "; " + join(Lacking, ", ") +
+          (Lacking.size() == 1 ? " has" : " have") +
+          " none it can run, so every kernel fails with \"no kernel "
+          "image is available for execution on the device\"",
+      "use a libtorch built for this GPU: a newer release whose CUDA "
+      "version supports compute capability " +
+          std::to_string(First.CapabilityMajor) + "." +
+          std::to_string(First.CapabilityMinor) +
+          ", or libtorch built from source with "
+          "TORCH_CUDA_ARCH_LIST=\"" +
+          std::to_string(First.CapabilityMajor) + "." +
+          std::to_string(First.CapabilityMinor) + "\"");
 }
 
 //===----------------------------------------------------------------------===//
@@ -386,45 +376,48 @@ Check checkLinkLine(const LinkLine &Line,
            CompilerAddsAsNeeded == std::optional<bool>(true);
   };
   if (Cuda && DroppedByDefault(*Cuda))
-    return fail(Name,
-                "it links " + Cuda->Spelling + Where +
-                    " with no --no-as-needed before it, and the compiler "
-                    "passes --as-needed to the linker by default, so the "
-                    "linker drops it: the program references none of its "
-                    "symbols",
-                "link libtorch_cuda.so with --no-as-needed",
-                linkTorchCudaFixes(Target));
+    return Check::fail(
+        Name,
+        "it links " + Cuda->Spelling + Where +
+            " with no --no-as-needed before it, and the compiler "
+            "passes --as-needed to the linker by default, so the "
+            "linker drops it: the program references none of its "
+            "symbols",
+        "link libtorch_cuda.so with --no-as-needed",
+        linkTorchCudaFixes(Target));
   if (Cuda && Cuda->AsNeeded)
-    return fail(Name,
-                "it links " + Cuda->Spelling + " under --as-needed" + Where +
-                    ", so the linker drops it: the program references none "
-                    "of its symbols",
-                "link libtorch_cuda.so with --no-as-needed",
-                linkTorchCudaFixes(Target));
+    return Check::fail(
+        Name,
+        "it links " + Cuda->Spelling + " under --as-needed" + Where +
+            ", so the linker drops it: the program references none "
+            "of its symbols",
+        "link libtorch_cuda.so with --no-as-needed",
+        linkTorchCudaFixes(Target));
   if (Cuda)
-    return ok(Name, "it links " + Cuda->Spelling +
-                        (Cuda->NoAsNeeded ? std::string(" under --no-as-needed")
-                         : CompilerAddsAsNeeded
-                             ? std::string(" and the compiler does not pass "
-                                           "--as-needed by default")
-                             : std::string(" (the compiler could not be asked "
-                                           "whether it passes --as-needed by "
-                                           "default)")) +
-                        Where);
+    return Check::ok(
+        Name, "it links " + Cuda->Spelling +
+                  (Cuda->NoAsNeeded ? std::string(" under --no-as-needed")
+                   : CompilerAddsAsNeeded
+                       ? std::string(" and the compiler does not pass "
+                                     "--as-needed by default")
+                       : std::string(" (the compiler could not be asked "
+                                     "whether it passes --as-needed by "
+                                     "default)")) +
+                  Where);
   if (Torch && !Torch->AsNeeded && !DroppedByDefault(*Torch))
-    return ok(Name, "it links " + Torch->Spelling +
-                        ", which loads libtorch_cuda.so in a CUDA build" +
-                        Where);
+    return Check::ok(
+        Name, "it links " + Torch->Spelling +
+                  ", which loads libtorch_cuda.so in a CUDA build" + Where);
   std::vector<std::string> Named;
   for (const LinkedLibrary &L : Line.Libraries)
     if (L.Name == "torch" || L.Name == "torch_cpu" || L.Name == "c10")
       Named.push_back(L.Spelling);
-  return fail(Name,
-              "it links " + join(Named, ", ") + Where +
-                  " but not libtorch_cuda.so, so the program runs CPU-only "
-                  "although its libtorch has CUDA",
-              "link libtorch_cuda.so with --no-as-needed",
-              linkTorchCudaFixes(Target));
+  return Check::fail(
+      Name,
+      "it links " + join(Named, ", ") + Where +
+          " but not libtorch_cuda.so, so the program runs CPU-only "
+          "although its libtorch has CUDA",
+      "link libtorch_cuda.so with --no-as-needed", linkTorchCudaFixes(Target));
 }
 
 } // namespace
@@ -518,35 +511,36 @@ std::vector<Check> diagnoseProgram(const ProgramFacts &Facts,
 std::vector<Check> diagnoseBuildFolder(const BuildFolder &Build) {
   std::vector<Check> Checks;
   if (Build.TorchDir.empty()) {
-    Checks.push_back(
-        fail(TorchCheck,
-             "CMakeCache.txt has no Torch_DIR (or it is Torch_DIR-NOTFOUND): "
-             "find_package(Torch) did not find libtorch",
-             "configure with -DCMAKE_PREFIX_PATH=/path/to/libtorch (the folder "
-             "holding share/cmake/Torch), in a fresh build folder"));
+    Checks.push_back(Check::fail(
+        TorchCheck,
+        "CMakeCache.txt has no Torch_DIR (or it is Torch_DIR-NOTFOUND): "
+        "find_package(Torch) did not find libtorch",
+        "configure with -DCMAKE_PREFIX_PATH=/path/to/libtorch (the folder "
+        "holding share/cmake/Torch), in a fresh build folder"));
     return Checks;
   }
   if (Build.TorchLibraryFolder.empty()) {
-    Checks.push_back(fail(TorchCheck,
-                          "Torch_DIR is " + Build.TorchDir +
-                              ", but no libtorch_cpu or libtorch library was "
-                              "found beside it (TORCH_LIBRARY, ../../../lib)",
-                          "point CMAKE_PREFIX_PATH at a complete libtorch and "
-                          "configure a fresh build folder"));
+    Checks.push_back(
+        Check::fail(TorchCheck,
+                    "Torch_DIR is " + Build.TorchDir +
+                        ", but no libtorch_cpu or libtorch library was "
+                        "found beside it (TORCH_LIBRARY, ../../../lib)",
+                    "point CMAKE_PREFIX_PATH at a complete libtorch and "
+                    "configure a fresh build folder"));
     return Checks;
   }
-  Checks.push_back(ok(TorchCheck, "Torch_DIR is " + Build.TorchDir +
-                                      "; its libraries are in " +
-                                      Build.TorchLibraryFolder));
+  Checks.push_back(Check::ok(TorchCheck, "Torch_DIR is " + Build.TorchDir +
+                                             "; its libraries are in " +
+                                             Build.TorchLibraryFolder));
   std::vector<std::string> CudaLibraries =
       cudaLibrariesIn(Build.TorchLibraryFolder);
   bool HasCuda = std::any_of(
       CudaLibraries.begin(), CudaLibraries.end(),
       [](const std::string &N) { return isTorchCuda(libraryStem(N)); });
   if (HasCuda) {
-    Checks.push_back(ok(TorchCudaCheck, Build.TorchLibraryFolder +
-                                            " is a CUDA build (" +
-                                            join(CudaLibraries, ", ") + ")"));
+    Checks.push_back(Check::ok(TorchCudaCheck,
+                               Build.TorchLibraryFolder + " is a CUDA build (" +
+                                   join(CudaLibraries, ", ") + ")"));
   } else {
     std::string Detail =
         Build.TorchLibraryFolder +
@@ -558,25 +552,26 @@ std::vector<Check> diagnoseBuildFolder(const BuildFolder &Build) {
     else if (Build.ConfigUsesCuda)
       Detail += "; its Caffe2Config.cmake agrees (CUDA off)";
     Checks.push_back(
-        fail(TorchCudaCheck, Detail,
-             std::string("configure against ") + CudaLibtorchSource,
-             {{"CMake", "cmake -DCMAKE_PREFIX_PATH=/path/to/"
-                        "libtorch -S . -B build-cuda"}}));
+        Check::fail(TorchCudaCheck, Detail,
+                    std::string("configure against ") + CudaLibtorchSource,
+                    {{"CMake", "cmake -DCMAKE_PREFIX_PATH=/path/to/"
+                               "libtorch -S . -B build-cuda"}}));
   }
   std::vector<const LinkLine *> TorchLines;
   for (const LinkLine &Line : Build.LinkLines)
     if (linksTorch(Line))
       TorchLines.push_back(&Line);
   if (!Build.LinkLinesSearched.empty()) {
-    Checks.push_back(skip("link lines", "no link line found (looked in " +
-                                            Build.LinkLinesSearched + ")"));
+    Checks.push_back(
+        Check::skip("link lines", "no link line found (looked in " +
+                                      Build.LinkLinesSearched + ")"));
   } else if (TorchLines.empty()) {
-    Checks.push_back(skip(
+    Checks.push_back(Check::skip(
         "link lines", "none of the " + std::to_string(Build.LinkLines.size()) +
                           " linked targets links libtorch"));
   } else if (!HasCuda) {
-    Checks.push_back(
-        skip("link lines", "libtorch has no CUDA library to link (see above)"));
+    Checks.push_back(Check::skip(
+        "link lines", "libtorch has no CUDA library to link (see above)"));
   } else {
     for (const LinkLine *Line : TorchLines)
       Checks.push_back(checkLinkLine(*Line, Build.CompilerAddsAsNeeded));

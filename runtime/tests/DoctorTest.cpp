@@ -22,6 +22,8 @@ using namespace torchlint::doctor;
 
 namespace {
 
+using test::find;
+using test::has;
 using test::runDoctor;
 using test::RunResult;
 
@@ -59,19 +61,6 @@ SystemFacts cpuOnlyFacts() {
   F.LibcudaError = "libcuda.so.1: cannot open shared object file: No such "
                    "file or directory";
   return F;
-}
-
-/// By value: callers often pass the temporary that diagnose() returns.
-Check find(const std::vector<Check> &Checks, const std::string &Name) {
-  for (const Check &C : Checks)
-    if (C.Name == Name)
-      return C;
-  ADD_FAILURE() << "no check named " << Name;
-  return {};
-}
-
-bool has(const std::string &Text, const std::string &Part) {
-  return Text.find(Part) != std::string::npos;
 }
 
 bool builtAgainstCudaLibtorch() {

@@ -32,13 +32,11 @@ using namespace torchlint::doctor;
 
 namespace {
 
+using test::find;
+using test::has;
 using test::runCommand;
 using test::runDoctor;
 using test::RunResult;
-
-bool has(const std::string &Text, const std::string &Part) {
-  return Text.find(Part) != std::string::npos;
-}
 
 void writeFile(const std::string &Path, const std::string &Text) {
   std::ofstream Out(Path, std::ios::binary);
@@ -269,14 +267,6 @@ protected:
 
 std::string ProgramDoctor::Root;
 std::string ProgramDoctor::Libc;
-
-Check find(const std::vector<Check> &Checks, const std::string &Name) {
-  for (const Check &C : Checks)
-    if (C.Name == Name)
-      return C;
-  ADD_FAILURE() << "no check named " << Name;
-  return {};
-}
 
 std::string fixFor(const Check &C, const std::string &Build) {
   for (const auto &[Name, Fix] : C.BuildFixes)

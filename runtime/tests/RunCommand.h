@@ -1,10 +1,15 @@
-//===--- RunCommand.h - Run a shell command in the doctor's tests -*- C++ -*-=//
+//===--- RunCommand.h - What the doctor's tests share -----------*- C++ -*-===//
 
 #ifndef TORCHLINT_RUNTIME_TESTS_RUNCOMMAND_H
 #define TORCHLINT_RUNTIME_TESTS_RUNCOMMAND_H
 
+#include "Doctor.h"
+
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <sys/wait.h>
 
@@ -36,6 +41,20 @@ inline RunResult runDoctor(const std::string &Arguments,
                            const std::string &Redirect = "2>&1") {
   return runCommand(std::string("'") + TORCHLINT_DOCTOR_BINARY + "' " +
                     Arguments + " " + Redirect);
+}
+
+/// The check named \p Name; by value, since callers often pass the
+/// temporary that a diagnosis returns.
+inline Check find(const std::vector<Check> &Checks, const std::string &Name) {
+  for (const Check &C : Checks)
+    if (C.Name == Name)
+      return C;
+  ADD_FAILURE() << "no check named " << Name;
+  return {};
+}
+
+inline bool has(const std::string &Text, const std::string &Part) {
+  return Text.find(Part) != std::string::npos;
 }
 
 } // namespace torchlint::doctor::test
