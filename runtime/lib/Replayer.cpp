@@ -94,6 +94,8 @@ ReplayRow replayItem(const ReplayItem &Item, const Environment &Env,
   Ctx.Timing.MaxRepeats = std::max(5u, Options.Repeats);
   Ctx.Timing.BudgetSeconds = Options.BudgetSeconds;
   Ctx.Executable = Options.Executable;
+  Ctx.ModelFile = Options.ModelFile;
+  Ctx.ModelInputShape = Options.ModelInputShape;
   if (!S) {
     Row.Outcome = ScenarioOutcome::notRun(
         Row.Scenario.empty() ? "the recipe names no scenario"

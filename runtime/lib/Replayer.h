@@ -20,6 +20,9 @@ struct ReplayOptions {
   double BudgetSeconds = 10;
   /// torchlint-replay itself, for variants that need a process apart.
   std::string Executable;
+  /// --model and --input-shape (UserModel.h).
+  std::string ModelFile;
+  std::vector<int64_t> ModelInputShape;
 };
 
 /// Where the replay runs and what with; stated in every replay result.

@@ -33,6 +33,10 @@ struct ReplayContext {
   TimingOptions Timing;
   /// torchlint-replay itself, to run a variant in a process of its own.
   std::string Executable;
+  /// The program's TorchScript model, when the user names it (--model), and
+  /// its input's shape (--input-shape; empty: the recipe's).
+  std::string ModelFile;
+  std::vector<int64_t> ModelInputShape;
   /// Filled by the scenario: every default it chose for what the recipe
   /// leaves unknown.
   std::vector<std::string> Assumptions;

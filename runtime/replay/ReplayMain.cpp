@@ -7,6 +7,7 @@
 
 #include "Isolation.h"
 #include "Replayer.h"
+#include "UserModel.h"
 #include "common/CheckGlob.h"
 
 #include <cstdlib>
@@ -22,6 +23,7 @@ namespace {
 constexpr const char *Usage =
     R"(usage: torchlint-replay LOG [-o OUT] [--device cuda:0] [--checks GLOB]
                         [--repeats N] [--budget-seconds S]
+                        [--model FILE [--input-shape N,C,H,W]]
 
 Replays every finding of LOG (torchlint's SARIF or JSON) whose result carries
 a replay recipe: the workload is rebuilt, run as written and as fixed, and
@@ -34,6 +36,13 @@ result's verdict added (properties.replay in SARIF, "replay" in JSON).
   --checks GLOB       rule ids to replay, clang-tidy style (default *)
   --repeats N         at most N timed runs of each variant (default 30)
   --budget-seconds S  timing budget per finding (default 10)
+  --model FILE        the program's TorchScript model: the scenarios that run
+                      a loaded model (setup-in-loop's torch::jit::load,
+                      unsynchronized-timing) replay with it. Loading a
+                      TorchScript file runs its code: only a file you name
+                      is loaded, never a path from the analyzed source
+  --input-shape DIMS  the model's input shape (1,3,224,224), when the recipe
+                      does not give it (from_blob sizes, torch::zeros({...}))
 )";
 
 int usageError(const std::string &Message) {
@@ -93,12 +102,25 @@ int main(int Argc, char **Argv) {
       return 0;
     }
     if (Arg == "-o" || Arg == "--device" || Arg == "--checks" ||
-        Arg == "--repeats" || Arg == "--budget-seconds") {
+        Arg == "--repeats" || Arg == "--budget-seconds" || Arg == "--model" ||
+        Arg == "--input-shape") {
       const char *V = Value();
       if (!V)
         return usageError(Arg + " needs a value");
       double Number = 0;
-      if (Arg == "-o")
+      if (Arg == "--model") {
+        if (::access(V, R_OK) != 0)
+          return usageError("--model: cannot read '" + std::string(V) + "'");
+        Options.ModelFile = V;
+      } else if (Arg == "--input-shape") {
+        std::optional<std::vector<int64_t>> Shape =
+            torchlint::replay::parseShape(V);
+        if (!Shape)
+          return usageError("--input-shape needs positive sizes separated "
+                            "by commas, not '" +
+                            std::string(V) + "'");
+        Options.ModelInputShape = *Shape;
+      } else if (Arg == "-o")
         Output = V;
       else if (Arg == "--device")
         Options.Device = V;

@@ -3,10 +3,14 @@
 #include "ModuleBuilder.h"
 #include "Replayer.h"
 #include "ScenarioRegistry.h"
+#include "UserModel.h"
 #include "Workload.h"
 #include "common/Scenarios.h"
 
 #include <gtest/gtest.h>
+#include <torch/script.h>
+
+#include <filesystem>
 #include <torch/cuda.h>
 
 #include <array>
@@ -277,6 +281,88 @@ TEST(Scenarios, UnsynchronizedTimingTimesBothIntervals) {
   EXPECT_EQ(O.RanOn, "cpu");
 }
 
+/// A TorchScript model over inputs of 16 features, saved where the test
+/// says: what a user's exported model is to the replay.
+std::string saveScriptedModel(const std::string &Path) {
+  torch::jit::Module Module("UserModel");
+  Module.register_parameter("w", torch::randn({16, 4}), false);
+  Module.define(R"(
+def forward(self, x):
+    return x.flatten(1).matmul(self.w)
+)");
+  Module.save(Path);
+  return Path;
+}
+
+TEST(Scenarios, ModelNamedByTheUserIsLoadedWithItsInputShape) {
+  ReplayContext Ctx = cpuContext();
+  Ctx.Device = c10::Device("cpu");
+  std::string Path = saveScriptedModel(
+      (std::filesystem::temp_directory_path() / "torchlint-user-model.pt")
+          .string());
+  Ctx.ModelFile = Path;
+  // The recipe's input is a 1x4x4 frame: 16 features once flattened.
+  json Recipe = {{"scenario", scenario::SetupInLoop},
+                 {"setup", "load"},
+                 {"input", {{"shape", {1, 4, 4}}, {"dtype", "float"}}}};
+  ScenarioOutcome O = findScenario(scenario::SetupInLoop)->replay(Recipe, Ctx);
+  EXPECT_NE(O.Result, Verdict::NotRun) << O.Reason;
+  EXPECT_TRUE(mentions(Ctx.Assumptions, "the model of --model " + Path +
+                                            ", run on a random float input "
+                                            "of shape [1,4,4] (from the "
+                                            "recipe)"));
+  EXPECT_FALSE(mentions(Ctx.Assumptions, "stands in"));
+
+  // Without a shape in the recipe, --input-shape gives it; without either,
+  // the model is not guessed at.
+  ReplayContext NoShape = cpuContext();
+  NoShape.Device = c10::Device("cpu");
+  NoShape.ModelFile = Path;
+  json Bare = {{"scenario", scenario::SetupInLoop}, {"setup", "load"}};
+  ScenarioOutcome Refused =
+      findScenario(scenario::SetupInLoop)->replay(Bare, NoShape);
+  EXPECT_EQ(Refused.Result, Verdict::NotRun);
+  EXPECT_EQ(Refused.Reason, "the recipe does not say the model's input shape; "
+                            "give --input-shape (for example 1,3,224,224)");
+  NoShape.ModelInputShape = {2, 16};
+  ScenarioOutcome Given =
+      findScenario(scenario::SetupInLoop)->replay(Bare, NoShape);
+  EXPECT_NE(Given.Result, Verdict::NotRun) << Given.Reason;
+
+  // The timing scenario runs the same model's forward pass.
+  ReplayContext Timed = cpuContext();
+  Timed.Device = c10::Device("cpu");
+  Timed.ModelFile = Path;
+  json TimingRecipe = {{"scenario", scenario::UnsynchronizedTiming},
+                       {"work", "forward"},
+                       {"input", {{"shape", {8, 16}}}}};
+  ScenarioOutcome TimedOutcome =
+      findScenario(scenario::UnsynchronizedTiming)->replay(TimingRecipe, Timed);
+  EXPECT_NE(TimedOutcome.Result, Verdict::NotRun) << TimedOutcome.Reason;
+  EXPECT_TRUE(mentions(Timed.Assumptions, "one forward pass of that model"));
+  std::filesystem::remove(Path);
+
+  // A file that is no TorchScript model is named, not a crash.
+  ReplayContext Broken = cpuContext();
+  Broken.Device = c10::Device("cpu");
+  Broken.ModelFile = "/etc/hostname";
+  Broken.ModelInputShape = {1, 16};
+  ScenarioOutcome NotLoaded =
+      findScenario(scenario::SetupInLoop)->replay(Bare, Broken);
+  EXPECT_EQ(NotLoaded.Result, Verdict::NotRun);
+  EXPECT_EQ(NotLoaded.Reason.rfind("--model /etc/hostname does not load: ", 0),
+            0u)
+      << NotLoaded.Reason;
+}
+
+TEST(Scenarios, InputShapesAreParsedStrictly) {
+  EXPECT_EQ(parseShape("1,3,224,224"), (std::vector<int64_t>{1, 3, 224, 224}));
+  EXPECT_EQ(parseShape("8x16"), (std::vector<int64_t>{8, 16}));
+  for (const char *Bad :
+       {"", "1,,2", "1,-2", "0", "a,b", "1,2,", "99999999999"})
+    EXPECT_EQ(parseShape(Bad), std::nullopt) << Bad;
+}
+
 TEST(Scenarios, Fp16FlushCountsWhatRoundsToZero) {
   // 1e-9 and 1e-10 are below fp16's smallest subnormal (about 6e-8); scaled
   // by 2^16 they are not.
@@ -510,6 +596,18 @@ TEST(ReplayCli, BadUseIsOneClearErrorAndTheInputIsNeverOverwritten) {
   EXPECT_EQ(Option.Status, 2);
   EXPECT_NE(Option.Output.find("--repeats needs a positive number"),
             std::string::npos);
+
+  CliRun Model = run("--model /nonexistent/model.pt " + SarifLog);
+  EXPECT_EQ(Model.Status, 2);
+  EXPECT_NE(Model.Output.find("--model: cannot read '/nonexistent/model.pt'"),
+            std::string::npos)
+      << Model.Output;
+  CliRun Shape = run("--input-shape 1,-3 " + SarifLog);
+  EXPECT_EQ(Shape.Status, 2);
+  EXPECT_NE(Shape.Output.find("--input-shape needs positive sizes separated "
+                              "by commas, not '1,-3'"),
+            std::string::npos)
+      << Shape.Output;
 }
 
 TEST(ReplayCli, NonsenseRecipesAreNotRunAndTheRestIsStillReplayed) {

@@ -7,12 +7,13 @@
 // CPU.
 //
 // The analyzed program's model file is never loaded (loading a TorchScript
-// file runs its code): a stand-in TorchScript model of the input's width is
-// made and saved here.
+// file runs its code): the model the user names with --model is, else a
+// stand-in TorchScript model of the input's width, made and saved here.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ScenarioRegistry.h"
+#include "UserModel.h"
 #include "Workload.h"
 #include "common/Scenarios.h"
 
@@ -76,6 +77,10 @@ public:
           "optimizer)");
     const int64_t Iterations = 10;
     Ctx.assume("10 iterations of the loop per timed run");
+    // The user's model comes with its own input; the recipe's workload
+    // would only stand in for what is not known.
+    if (Setup == "load" && !Ctx.ModelFile.empty())
+      return replayUserLoad(Recipe, Iterations, Device, Ctx);
     Workload W = Workload::fromRecipe(Recipe, Ctx);
     torch::Tensor Input = W.input(Device);
     if (Setup == "load")
@@ -86,6 +91,42 @@ public:
   }
 
 private:
+  /// Loads per iteration or once, timed with the loads and forward passes
+  /// of the model the user named.
+  static ScenarioOutcome
+  timeLoads(const std::string &Path, const torch::Tensor &Input,
+            int64_t Iterations, const c10::Device &Device, ReplayContext &Ctx) {
+    auto Run = [&, Input](bool LoadOnce) {
+      return [&, Input, LoadOnce]() {
+        std::optional<torch::jit::Module> Loaded;
+        if (LoadOnce)
+          Loaded = torch::jit::load(Path, Device);
+        torch::NoGradGuard NoGrad;
+        torch::Tensor Sum = torch::zeros({}, Input.options());
+        for (int64_t I = 0; I < Iterations; ++I) {
+          torch::jit::Module Module =
+              LoadOnce ? *Loaded : torch::jit::load(Path, Device);
+          Sum = Sum + Module.forward({Input}).toTensor().sum();
+        }
+        return Sum;
+      };
+    };
+    return compareSpeed(Ctx, Device, Run(false), Run(true),
+                        toleranceFor(c10::ScalarType::Float));
+  }
+
+  static ScenarioOutcome replayUserLoad(const nlohmann::json &Recipe,
+                                        int64_t Iterations,
+                                        const c10::Device &Device,
+                                        ReplayContext &Ctx) {
+    std::string Reason;
+    std::optional<LoadedUserModel> Model =
+        loadUserModel(Recipe, Ctx, Device, Reason);
+    if (!Model)
+      return ScenarioOutcome::notRun(Reason);
+    return timeLoads(Ctx.ModelFile, Model->Input, Iterations, Device, Ctx);
+  }
+
   static ScenarioOutcome replayLoad(const torch::Tensor &Input,
                                     int64_t Iterations,
                                     const c10::Device &Device,
@@ -94,25 +135,10 @@ private:
     Ctx.assume("the program's model file is not loaded: a TorchScript "
                "two-layer perceptron over " +
                std::to_string(Flat.size(1)) +
-               " input features, saved by the replay, stands in for it");
+               " input features, saved by the replay, stands in for it (give "
+               "--model FILE to replay with the program's model)");
     StandInModel Model(Flat.size(1));
-    auto Run = [&, Flat](bool LoadOnce) {
-      return [&, Flat, LoadOnce]() {
-        std::optional<torch::jit::Module> Loaded;
-        if (LoadOnce)
-          Loaded = torch::jit::load(Model.path(), Device);
-        torch::NoGradGuard NoGrad;
-        torch::Tensor Sum = torch::zeros({}, Flat.options());
-        for (int64_t I = 0; I < Iterations; ++I) {
-          torch::jit::Module Module =
-              LoadOnce ? *Loaded : torch::jit::load(Model.path(), Device);
-          Sum = Sum + Module.forward({Flat}).toTensor().sum();
-        }
-        return Sum;
-      };
-    };
-    return compareSpeed(Ctx, Device, Run(false), Run(true),
-                        toleranceFor(c10::ScalarType::Float));
+    return timeLoads(Model.path(), Flat, Iterations, Device, Ctx);
   }
 
   static ScenarioOutcome replayModule(const Workload &W,

@@ -2,7 +2,8 @@
 //
 // The claim: a host clock read right after GPU work is queued, with no wait
 // for the GPU, measures the launch of the work, not the work. The replay
-// times the recipe's forward pass both ways, as the program's interval
+// times the recipe's forward pass (or that of the model --model names) both
+// ways, as the program's interval
 // reports it (clock, forward, clock) and as it is (clock, forward,
 // synchronize, clock), with the device idle before each start. The verdict
 // reads the ratio of the true time to the reported one: `confirmed` when
@@ -12,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ScenarioRegistry.h"
+#include "UserModel.h"
 #include "Workload.h"
 #include "common/Scenarios.h"
 
@@ -34,19 +36,36 @@ public:
 
   ScenarioOutcome replay(const nlohmann::json &Recipe,
                          ReplayContext &Ctx) const override {
-    Workload W = Workload::fromRecipe(Recipe, Ctx);
     bool Backward = recipeString(Recipe, "work") == "backward";
-    Ctx.assume(std::string("the interval times one ") +
-               (Backward ? "forward and backward pass" : "forward pass") +
-               " of the recipe's module, with the GPU idle when it starts");
-    auto Model = W.model(Ctx.Device);
-    torch::Tensor Input = W.input(Ctx.Device);
-    auto Work = [&] {
-      torch::Tensor Output = Model->forward(Input);
-      if (Backward)
-        Output.sum().backward();
-      return Output;
-    };
+    std::function<void()> Work;
+    std::optional<LoadedUserModel> Scripted;
+    std::string NotScripted;
+    if (!Backward && !Ctx.ModelFile.empty()) {
+      Scripted = loadUserModel(Recipe, Ctx, Ctx.Device, NotScripted);
+      if (!Scripted)
+        return ScenarioOutcome::notRun(NotScripted);
+      Ctx.assume("the interval times one forward pass of that model, with "
+                 "the GPU idle when it starts");
+      Work = [&] {
+        torch::NoGradGuard NoGrad;
+        Scripted->Module.forward({Scripted->Input});
+      };
+    }
+    torch::nn::Sequential Model{nullptr};
+    torch::Tensor Input;
+    if (!Work) {
+      Workload W = Workload::fromRecipe(Recipe, Ctx);
+      Model = W.model(Ctx.Device);
+      Input = W.input(Ctx.Device);
+      Ctx.assume(std::string("the interval times one ") +
+                 (Backward ? "forward and backward pass" : "forward pass") +
+                 " of the recipe's module, with the GPU idle when it starts");
+      Work = [&] {
+        torch::Tensor Output = Model->forward(Input);
+        if (Backward)
+          Output.sum().backward();
+      };
+    }
     for (unsigned I = 0; I < Ctx.Timing.WarmUp + 1; ++I)
       Work();
     synchronize(Ctx.Device);
