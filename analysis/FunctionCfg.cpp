@@ -38,9 +38,10 @@ std::optional<FunctionCfg::Place> FunctionCfg::placeOf(const Stmt *S,
   return std::nullopt;
 }
 
-const Stmt *FunctionCfg::search(
-    Place From, llvm::function_ref<Step(const CFGElement &)> Visit,
-    bool *ReachesExit, std::optional<bool> CudaAvailable) const {
+const Stmt *
+FunctionCfg::search(Place From,
+                    llvm::function_ref<Step(const CFGElement &)> Visit,
+                    bool *ReachesExit, EdgeFilter Taken) const {
   if (ReachesExit)
     *ReachesExit = false;
   const std::vector<const CFGBlock *> &ById = Blocks;
@@ -76,7 +77,7 @@ const Stmt *FunctionCfg::search(
     for (const CFGBlock::AdjacentBlock &Succ : Block->succs()) {
       const CFGBlock *Next = Succ.getReachableBlock();
       if (Next && !Searched[Next->getBlockID()] &&
-          (!CudaAvailable || edgePossible(*Block, Index, *CudaAvailable))) {
+          (!Taken || Taken(*Block, Index))) {
         Searched[Next->getBlockID()] = true;
         Work.push_back({Next->getBlockID(), 0});
       }

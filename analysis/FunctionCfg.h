@@ -53,12 +53,13 @@ struct FunctionCfg {
   /// too), and returns the statement of the first element Visit finds.
   /// ReachesExit, when given, tells whether some path not ended by Visit
   /// returns from the function.
-  /// CudaAvailable, when given, leaves out the edges that a machine where CUDA
-  /// is (true) or is not (false) available does not take.
+  /// Taken, when given, says which edges a path may follow (successor Succ
+  /// of a block); the others are left out.
+  using EdgeFilter =
+      llvm::function_ref<bool(const clang::CFGBlock &, unsigned Succ)>;
   const clang::Stmt *
   search(Place From, llvm::function_ref<Step(const clang::CFGElement &)> Visit,
-         bool *ReachesExit = nullptr,
-         std::optional<bool> CudaAvailable = std::nullopt) const;
+         bool *ReachesExit = nullptr, EdgeFilter Taken = nullptr) const;
 
   /// Whether the edge to successor Succ of B can be taken on a machine where
   /// CUDA is (or is not) available.

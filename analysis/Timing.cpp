@@ -212,6 +212,51 @@ bool reachesAccelerator(const FactSet &Facts) {
     return F.isKnown() && F.Kind != api::DeviceKind::CPU;
   });
 }
+
+/// The value Cond takes when the device it tests is an accelerator:
+/// `device.is_cuda()`, `!device.is_cpu()` and their negations, for a device
+/// that some path makes one. Nullopt for any other condition.
+std::optional<bool> valueOnAccelerator(const Expr *Cond, DeviceFlow &Flow) {
+  bool Negated = false;
+  Cond = Cond ? Cond->IgnoreParenImpCasts() : nullptr;
+  while (const auto *Not = dyn_cast_or_null<UnaryOperator>(Cond)) {
+    if (Not->getOpcode() != UO_LNot)
+      return std::nullopt;
+    Negated = !Negated;
+    Cond = Not->getSubExpr()->IgnoreParenImpCasts();
+  }
+  const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(Cond);
+  const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() ||
+      !api::isDeviceLike(Call->getImplicitObjectArgument()->getType()))
+    return std::nullopt;
+  bool Value;
+  if (MD->getName() == "is_cuda")
+    Value = true;
+  else if (MD->getName() == "is_cpu")
+    Value = false;
+  else
+    return std::nullopt;
+  if (!reachesAccelerator(Flow.devicesOf(Call->getImplicitObjectArgument())))
+    return std::nullopt;
+  return Value != Negated;
+}
+
+/// After GPU work, the edges a machine with a GPU takes: not the arm of an
+/// availability check that runs without CUDA, nor the arm of a device test
+/// (`if (!device.is_cpu()) torch::cuda::synchronize();`) for the CPU.
+bool takenAfterGpuWork(const FunctionCfg &Cfg, const CFGBlock &Block,
+                       unsigned Succ, DeviceFlow &Flow) {
+  if (!Cfg.edgePossible(Block, Succ, /*CudaAvailable=*/true))
+    return false;
+  if (Block.succ_size() != 2 || Succ > 1 || !Block.getTerminatorStmt() ||
+      isa<SwitchStmt>(Block.getTerminatorStmt()))
+    return true;
+  std::optional<bool> Value =
+      valueOnAccelerator(Block.getLastCondition(), Flow);
+  // Successor 0 is taken when the condition holds.
+  return !Value || *Value == (Succ == 0);
+}
 } // namespace
 
 bool isClockRead(const Expr *E) {
@@ -304,7 +349,10 @@ unsynchronizedIntervals(const FunctionDecl *Function, DeviceFlow &Flow) {
                   return FunctionCfg::Step::EndPath;
                 return FunctionCfg::Step::Continue;
               },
-              nullptr, /*CudaAvailable=*/true);
+              nullptr,
+              [&](const CFGBlock &Block, unsigned Succ) {
+                return takenAfterGpuWork(*Cfg, Block, Succ, Flow);
+              });
           if (Reached != End)
             continue;
           Found.push_back({Start, End, It->first, It->second, D.Subtraction});
@@ -326,14 +374,16 @@ unsynchronizedIntervals(const FunctionDecl *Function, DeviceFlow &Flow) {
   return Found;
 }
 
-bool endsTimedInterval(const Expr *E, DeviceFlow &Flow) {
+bool bracketsTimedInterval(const Expr *E, DeviceFlow &Flow) {
   ASTContext &Ctx = Flow.astContext();
   const FunctionCfg *Cfg = Flow.cfgs().of(E);
   if (!Cfg)
     return false;
   llvm::SmallPtrSet<const Expr *, 8> Ends;
-  for (const Difference &D : differencesIn(Cfg->Function, Ctx))
+  for (const Difference &D : differencesIn(Cfg->Function, Ctx)) {
     Ends.insert(D.Ends.begin(), D.Ends.end());
+    Ends.insert(D.Starts.begin(), D.Starts.end());
+  }
   std::optional<FunctionCfg::Place> From = Cfg->placeOf(E, Ctx);
   if (Ends.empty() || !From)
     return false;

@@ -56,10 +56,11 @@ struct UnsynchronizedInterval {
 std::vector<UnsynchronizedInterval>
 unsynchronizedIntervals(const clang::FunctionDecl *Function, DeviceFlow &Flow);
 
-/// E (a host sync) is followed, on some path and before any GPU work, by
-/// the end of a timed interval of its function: it is what makes that
-/// interval measure the work.
-bool endsTimedInterval(const clang::Expr *E, DeviceFlow &Flow);
+/// E (a host sync) is followed, on some path and before any GPU work, by a
+/// clock read that starts or ends a timed interval of its function: a wait
+/// that lets the interval measure its own work (the GPU idle at its start,
+/// done at its end).
+bool bracketsTimedInterval(const clang::Expr *E, DeviceFlow &Flow);
 
 } // namespace torchlint
 

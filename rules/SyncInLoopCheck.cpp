@@ -159,9 +159,9 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Site || Flow.index().inTemplatePattern(Site) || !Flow.reachable(Site) ||
       !Reported.insert(Site).second)
     return;
-  // A synchronize before the end of a timed interval is what makes the
-  // interval measure the work (torch-unsynchronized-timing asks for it).
-  if (What.Kind == "synchronize" && endsTimedInterval(Site, Flow))
+  // A synchronize right before a timed interval starts or ends is what lets
+  // the interval measure its work (torch-unsynchronized-timing asks for it).
+  if (What.Kind == "synchronize" && bracketsTimedInterval(Site, Flow))
     return;
 
   // Only GPU tensors make the host wait; synchronize() always does.
