@@ -207,6 +207,24 @@ bool synchronizesIn(const FunctionDecl *FD, DeviceFlow &Flow, int Depth,
   return bodySynchronizes(Definition->getBody(), Flow, Depth - 1, Seen);
 }
 
+/// A tensor, or a standard container or tuple of them (two levels deep).
+bool holdsTensors(QualType T, int Depth = 0) {
+  T = api::bareType(T);
+  if (T.isNull() || Depth > 2)
+    return false;
+  if (api::isTensor(T))
+    return true;
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T->getAsCXXRecordDecl());
+  if (!Spec || !Spec->isInStdNamespace())
+    return false;
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+    if (Arg.getKind() == TemplateArgument::Type &&
+        holdsTensors(Arg.getAsType(), Depth + 1))
+      return true;
+  return false;
+}
+
 bool reachesAccelerator(const FactSet &Facts) {
   return std::any_of(Facts.begin(), Facts.end(), [](const DeviceFact &F) {
     return F.isKnown() && F.Kind != api::DeviceKind::CPU;
@@ -301,8 +319,19 @@ bool synchronizesWithGpu(const Expr *E, DeviceFlow &Flow) {
   if (waitsForGpu(E, Flow))
     return true;
   const auto *Call = dyn_cast<CallExpr>(E);
+  if (!Call)
+    return false;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  // A function of another unit that is handed tensors may read them on the
+  // host (drawing a detection, writing a result): this unit cannot tell, and
+  // a wait it cannot see is not reported as missing.
+  if (Callee && !Callee->hasBody() && !api::isInTorchNamespace(Callee) &&
+      !Callee->isInStdNamespace() &&
+      std::any_of(Call->arg_begin(), Call->arg_end(),
+                  [](const Expr *Arg) { return holdsTensors(Arg->getType()); }))
+    return true;
   llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
-  return Call && synchronizesIn(Call->getDirectCallee(), Flow, 2, Seen);
+  return synchronizesIn(Callee, Flow, 2, Seen);
 }
 
 std::vector<UnsynchronizedInterval>
