@@ -2,6 +2,7 @@
 
 #include "analysis/FunctionCfg.h"
 #include "analysis/HostSyncs.h"
+#include "analysis/Loops.h"
 #include "api/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
@@ -12,6 +13,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <algorithm>
+#include <set>
 
 using namespace clang;
 
@@ -158,12 +160,47 @@ private:
   std::vector<Subtraction> Subtractions;
 };
 
+/// The difference is compared with something (`now() - last > 10s`,
+/// `while (now() - start < budget)`): a throttle or a deadline, not a
+/// measurement.
+bool compared(const Expr *Subtraction, ASTContext &Ctx) {
+  const Stmt *Child = Subtraction;
+  for (int Depth = 0; Depth < 8; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Child);
+    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (!Parent)
+      return false;
+    if (const auto *Op = dyn_cast<BinaryOperator>(Parent))
+      return Op->isComparisonOp();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent)) {
+      OverloadedOperatorKind Kind = Op->getOperator();
+      return Kind == OO_Less || Kind == OO_Greater || Kind == OO_LessEqual ||
+             Kind == OO_GreaterEqual || Kind == OO_EqualEqual ||
+             Kind == OO_ExclaimEqual || Kind == OO_Spaceship;
+    }
+    // Through conversions (duration_cast, a duration's constructor, count()).
+    if (!isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+             ExprWithCleanups, CXXConstructExpr, ParenExpr, CallExpr,
+             MemberExpr, CXXFunctionalCastExpr, CXXStaticCastExpr,
+             CStyleCastExpr>(Parent))
+      return false;
+    Child = Parent;
+  }
+  return false;
+}
+
 std::vector<Difference> differencesIn(const FunctionDecl *Function,
                                       ASTContext &Ctx) {
   IntervalFinder Finder(Ctx);
   if (Function && Function->hasBody())
     Finder.TraverseStmt(Function->getBody());
-  return Finder.differences();
+  std::vector<Difference> Found = Finder.differences();
+  Found.erase(std::remove_if(Found.begin(), Found.end(),
+                             [&](const Difference &D) {
+                               return compared(D.Subtraction, Ctx);
+                             }),
+              Found.end());
+  return Found;
 }
 
 const Expr *elementExpr(const CFGElement &Element) {
@@ -270,6 +307,20 @@ bool takenAfterGpuWork(const FunctionCfg &Cfg, const CFGBlock &Block,
   if (Block.succ_size() != 2 || Succ > 1 || !Block.getTerminatorStmt() ||
       isa<SwitchStmt>(Block.getTerminatorStmt()))
     return true;
+  // `if (anything) torch::cuda::synchronize();`: the program waits where it
+  // believes there is something to wait for (use_cuda, device.type() ==
+  // kCUDA, x.is_cuda()); on the runs that did GPU work, that is this one.
+  if (const auto *If = dyn_cast<IfStmt>(Block.getTerminatorStmt());
+      If && !If->getElse()) {
+    const Stmt *Then = If->getThen();
+    if (const auto *Body = dyn_cast_or_null<CompoundStmt>(Then))
+      Then = Body->size() == 1 ? Body->body_front() : nullptr;
+    const auto *Call = dyn_cast_or_null<Expr>(Then);
+    std::optional<HostSync> Wait =
+        Call ? hostSyncAt(Call->IgnoreParenImpCasts(), Flow) : std::nullopt;
+    if (Wait && Wait->How == HostSync::Form::Synchronize)
+      return Succ == 0;
+  }
   std::optional<bool> Value =
       valueOnAccelerator(Block.getLastCondition(), Flow);
   // Successor 0 is taken when the condition holds.
@@ -342,12 +393,25 @@ unsynchronizedIntervals(const FunctionDecl *Function, DeviceFlow &Flow) {
   if (!Cfg)
     return Found;
   llvm::SmallPtrSet<const Expr *, 8> Ended;
+  std::set<std::pair<const Expr *, const Expr *>> Checked;
+  // Asked of every element on the paths: once each.
+  llvm::DenseMap<const Expr *, bool> Waits;
+  auto WaitsAt = [&](const Expr *E) {
+    auto [It, New] = Waits.try_emplace(E, false);
+    if (New)
+      It->second = synchronizesWithGpu(E, Flow);
+    return It->second;
+  };
   for (const Difference &D : differencesIn(Function, Ctx)) {
+    // A read into the start's variable starts the interval anew.
+    llvm::SmallPtrSet<const Expr *, 4> Restarts(D.Starts.begin(),
+                                                D.Starts.end());
     for (const Expr *End : D.Ends) {
       if (Ended.count(End))
         continue;
       for (const Expr *Start : D.Starts) {
-        if (Start == End || !Flow.reachable(Start) || !Flow.reachable(End))
+        if (Start == End || !Checked.insert({Start, End}).second ||
+            !Flow.reachable(Start) || !Flow.reachable(End))
           continue;
         std::optional<FunctionCfg::Place> From = Cfg->placeOf(Start, Ctx);
         if (!From)
@@ -356,7 +420,7 @@ unsynchronizedIntervals(const FunctionDecl *Function, DeviceFlow &Flow) {
         std::vector<std::pair<const Expr *, FactSet>> Work;
         Cfg->search(*From, [&](const CFGElement &Element) {
           const Expr *E = elementExpr(Element);
-          if (E == End || E == Start)
+          if (E == End || Restarts.count(E))
             return FunctionCfg::Step::EndPath;
           if (E)
             if (std::optional<FactSet> Facts = gpuWorkAt(E, Flow))
@@ -374,7 +438,7 @@ unsynchronizedIntervals(const FunctionDecl *Function, DeviceFlow &Flow) {
                 const Expr *E = elementExpr(Element);
                 if (E == End)
                   return FunctionCfg::Step::Found;
-                if (E == Start || (E && synchronizesWithGpu(E, Flow)))
+                if (E && (Restarts.count(E) || WaitsAt(E)))
                   return FunctionCfg::Step::EndPath;
                 return FunctionCfg::Step::Continue;
               },
@@ -416,9 +480,15 @@ bool bracketsTimedInterval(const Expr *E, DeviceFlow &Flow) {
   std::optional<FunctionCfg::Place> From = Cfg->placeOf(E, Ctx);
   if (Ends.empty() || !From)
     return false;
+  // The read must repeat with the wait: in the same innermost loop, and not
+  // only on some of its iterations. A clock read after the loop (an epoch
+  // timed as a whole) does not make a wait on every step part of the
+  // timing.
+  const Stmt *Loop = enclosingLoop(E, Ctx);
   return Cfg->search(*From, [&](const CFGElement &Element) {
     const Expr *At = elementExpr(Element);
-    if (At && Ends.count(At))
+    if (At && Ends.count(At) && enclosingLoop(At, Ctx) == Loop &&
+        (!Loop || !inPeriodicBranch(At, Loop, Ctx)))
       return FunctionCfg::Step::Found;
     if (At && gpuWorkAt(At, Flow))
       return FunctionCfg::Step::EndPath;

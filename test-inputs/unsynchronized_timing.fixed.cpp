@@ -189,6 +189,25 @@ void time_after_a_sync_then_more_work(Net &net, torch::Tensor x) {
   report(std::chrono::duration<double>(end - start).count() + value);
 }
 
+// One variable pair timing two sections: the second read into 't0' starts
+// a new interval, so only the first, around the GPU work, is reported.
+void two_sections(Net &net, torch::Tensor x) {
+  torch::NoGradGuard no_grad;
+  torch::Device device = pick_device();
+  net.to(device);
+  x = x.to(device);
+  auto t0 = std::chrono::steady_clock::now();
+  auto out = net.forward(x);
+  if (torch::cuda::is_available())
+    torch::cuda::synchronize();
+  auto t1 = std::chrono::steady_clock::now(); // expect: torch-unsynchronized-timing
+  report(std::chrono::duration<double>(t1 - t0).count());
+  t0 = std::chrono::steady_clock::now();
+  std::vector<float> buffer(1 << 20, 0.5f);
+  t1 = std::chrono::steady_clock::now();
+  report(std::chrono::duration<double>(t1 - t0).count() + buffer[0]);
+}
+
 // --- negatives -------------------------------------------------------------
 
 void synchronized_before_the_end(Net &net, torch::Tensor x) {
@@ -345,6 +364,22 @@ void frames_per_second(Net &net, std::vector<torch::Tensor> frames) {
     auto end = std::chrono::steady_clock::now();
     report(std::chrono::duration<double>(end - start).count());
     start = end;
+  }
+}
+
+// A time-based log interval in a serving loop: the difference is compared
+// with a period, not reported as a duration.
+void log_every_ten_seconds(Net &net, std::vector<torch::Tensor> requests) {
+  torch::NoGradGuard no_grad;
+  torch::Device device = pick_device();
+  net.to(device);
+  auto last_log = std::chrono::steady_clock::now();
+  for (torch::Tensor &request : requests) {
+    auto answer = net.forward(request.to(device));
+    if (std::chrono::steady_clock::now() - last_log > std::chrono::seconds(10)) {
+      std::cout << "still training\n";
+      last_log = std::chrono::steady_clock::now();
+    }
   }
 }
 
