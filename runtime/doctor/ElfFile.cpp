@@ -129,16 +129,13 @@ std::uint64_t littleEndian(const unsigned char *Bytes, int Count) {
 
 namespace {
 
-std::uint64_t little(const unsigned char *Bytes, int Count) {
-  return littleEndian(Bytes, Count);
-}
 std::uint16_t u16(const unsigned char *B) {
-  return static_cast<std::uint16_t>(little(B, 2));
+  return static_cast<std::uint16_t>(littleEndian(B, 2));
 }
 std::uint32_t u32(const unsigned char *B) {
-  return static_cast<std::uint32_t>(little(B, 4));
+  return static_cast<std::uint32_t>(littleEndian(B, 4));
 }
-std::uint64_t u64(const unsigned char *B) { return little(B, 8); }
+std::uint64_t u64(const unsigned char *B) { return littleEndian(B, 8); }
 
 constexpr std::uint32_t ProgramLoad = 1;
 constexpr std::uint32_t ProgramDynamic = 2;

@@ -15,10 +15,6 @@ constexpr std::uint16_t EntrySass = 2;
 /// and the architecture at byte 28.
 constexpr std::size_t EntryFieldsRead = 32;
 
-std::uint64_t little(const unsigned char *Bytes, int Count) {
-  return littleEndian(Bytes, Count);
-}
-
 } // namespace
 
 GpuCode readFatBinaries(const ByteSource &Bytes, std::uint64_t Offset,
@@ -36,7 +32,7 @@ GpuCode readFatBinaries(const ByteSource &Bytes, std::uint64_t Offset,
       Code.Problem = "a fat binary header could not be read";
       return Code;
     }
-    auto Magic = static_cast<std::uint32_t>(little(Header, 4));
+    auto Magic = static_cast<std::uint32_t>(littleEndian(Header, 4));
     if (Magic == 0) {
       // Sections are padded between fat binaries: skip the zeros a block at
       // a time, and count the blocks as work.
@@ -79,8 +75,8 @@ GpuCode readFatBinaries(const ByteSource &Bytes, std::uint64_t Offset,
                      std::to_string(At - Offset) + " of the section";
       return Code;
     }
-    std::uint64_t HeaderSize = little(Header + 6, 2);
-    std::uint64_t BodySize = little(Header + 8, 8);
+    std::uint64_t HeaderSize = littleEndian(Header + 6, 2);
+    std::uint64_t BodySize = littleEndian(Header + 8, 8);
     std::uint64_t BodyStart = At + HeaderSize;
     if (HeaderSize < 16 || BodyStart > End || BodySize > End - BodyStart) {
       Code.Problem = "a fat binary's size runs past its section";
@@ -98,10 +94,10 @@ GpuCode readFatBinaries(const ByteSource &Bytes, std::uint64_t Offset,
         Code.Problem = "a GPU code entry could not be read";
         return Code;
       }
-      auto Kind = static_cast<std::uint16_t>(little(Fields, 2));
-      std::uint64_t EntryHeaderSize = little(Fields + 4, 4);
-      std::uint64_t PayloadSize = little(Fields + 8, 8);
-      auto Architecture = static_cast<int>(little(Fields + 28, 4));
+      auto Kind = static_cast<std::uint16_t>(littleEndian(Fields, 2));
+      std::uint64_t EntryHeaderSize = littleEndian(Fields + 4, 4);
+      std::uint64_t PayloadSize = littleEndian(Fields + 8, 8);
+      auto Architecture = static_cast<int>(littleEndian(Fields + 28, 4));
       if (EntryHeaderSize < EntryFieldsRead ||
           EntryHeaderSize > BodyEnd - Entry ||
           PayloadSize > BodyEnd - Entry - EntryHeaderSize) {

@@ -435,8 +435,7 @@ parseLoaderCache(const ByteSource &Bytes, std::uint16_t Machine) {
     unsigned char B[4];
     if (!Bytes.read(Offset, B, 4))
       return std::nullopt;
-    return std::uint32_t(B[0]) | std::uint32_t(B[1]) << 8 |
-           std::uint32_t(B[2]) << 16 | std::uint32_t(B[3]) << 24;
+    return static_cast<std::uint32_t>(littleEndian(B, 4));
   };
 
   std::uint64_t Start = 0;
