@@ -36,21 +36,15 @@ std::string withWindowsLineEndings(const std::string &Text) {
 
 TEST(FixSafety, SecondFixRunChangesNothing) {
   for (const Generation &G : generations()) {
-    std::string Directory = temporaryDirectory();
-    for (const std::string &Name : goldens(G.Major))
-      copyProgram(Name, Directory, /*Golden=*/true);
-    std::string Database = databaseFor(G, goldens(G.Major), Directory);
-    RunResult Again =
-        run(torchlintBinary(),
-            {"--fix", "--format=json", "-j", "2", cacheDirectory(G), Database});
-    ASSERT_NE(Again.ExitCode, 2) << Again.Stderr;
-    EXPECT_NE(Again.Stderr.find("applied 0 fix-its in 0 files"),
+    const GoldenRun &Again = goldenAnalysis(G);
+    ASSERT_NE(Again.Result.Run.ExitCode, 2) << Again.Result.Run.Stderr;
+    EXPECT_NE(Again.Result.Run.Stderr.find("applied 0 fix-its in 0 files"),
               std::string::npos)
-        << G.Name << ": " << Again.Stderr;
+        << G.Name << ": " << Again.Result.Run.Stderr;
     for (const std::string &Name : goldens(G.Major))
       for (const std::string &File : programFiles(Name)) {
         std::string Golden = fs::exists(goldenOf(File)) ? goldenOf(File) : File;
-        EXPECT_EQ(readFile(copyPath(File, Directory)), readFile(Golden))
+        EXPECT_EQ(readFile(copyPath(File, Again.Directory)), readFile(Golden))
             << fs::path(Golden).filename().string()
             << " changed on a second --fix against " << G.Name;
       }

@@ -119,10 +119,7 @@ std::multiset<LineRule> annotations(const std::string &Path) {
   return readAnnotations(Path).lineRules();
 }
 
-namespace {
-/// The words of a program's `// torchlint-test:` lines, in order, over its
-/// files.
-std::vector<std::string> testMarks(const std::string &Program) {
+std::vector<std::string> programMarks(const std::string &Program) {
   static const std::string Mark = "// torchlint-test:";
   std::vector<std::string> Words;
   for (const std::string &File : programFiles(Program)) {
@@ -139,6 +136,7 @@ std::vector<std::string> testMarks(const std::string &Program) {
   return Words;
 }
 
+namespace {
 bool isGolden(const fs::path &File) {
   return File.filename().string().find(".fixed.") != std::string::npos;
 }
@@ -193,7 +191,7 @@ Annotations programAnnotations(const std::string &Program) {
 }
 
 std::string twinOf(const std::string &Program) {
-  std::vector<std::string> Words = testMarks(Program);
+  std::vector<std::string> Words = programMarks(Program);
   auto Twin = std::find(Words.begin(), Words.end(), "twin-of");
   return Twin != Words.end() && Twin + 1 != Words.end() ? *(Twin + 1) : "";
 }
@@ -216,7 +214,7 @@ const Generation &generation(const std::string &Name) {
 namespace {
 /// The requirements a program states on a `// torchlint-test:` line.
 bool buildsWith(const std::string &Program, int Major) {
-  std::vector<std::string> Words = testMarks(Program);
+  std::vector<std::string> Words = programMarks(Program);
   // As test-inputs/CMakeLists.txt reads it: a mention of libtorch>=2.
   return Major >= 2 || std::none_of(Words.begin(), Words.end(), [](auto &W) {
            return W.find("libtorch>=2") != std::string::npos;
@@ -437,6 +435,10 @@ const FixRun &fixedCopies(const Generation &G) {
   std::string Database = databaseFor(G, goldens(G.Major), Result.Directory);
   Result.Run = run(torchlintBinary(), {"--fix", "--format=json", "-j", "2",
                                        "--quiet", cacheDirectory(G), Database});
+  for (const std::string &Name : goldens(G.Major))
+    for (const std::string &File : programFiles(Name))
+      Result.Fixed[copyPath(File, Result.Directory)] =
+          readFile(copyPath(File, Result.Directory));
   return Runs.emplace(G.Name, std::move(Result)).first->second;
 }
 
@@ -446,12 +448,12 @@ const GoldenRun &goldenAnalysis(const Generation &G) {
   if (It != Runs.end())
     return It->second;
   GoldenRun Result;
-  Result.Directory = temporaryDirectory();
+  Result.Directory = fixedCopies(G).Directory;
   for (const std::string &Name : goldens(G.Major))
     copyProgram(Name, Result.Directory, /*Golden=*/true);
   std::string Database = databaseFor(G, goldens(G.Major), Result.Directory);
   Result.Result = analyze(
-      {"--format=json", "-j", "2", "--quiet", cacheDirectory(G), Database});
+      {"--fix", "--format=json", "-j", "2", cacheDirectory(G), Database});
   return Runs.emplace(G.Name, std::move(Result)).first->second;
 }
 

@@ -54,6 +54,10 @@ Annotations readAnnotations(const std::string &Path);
 /// The `// expect:` annotations of a file: (line, rule) pairs.
 std::multiset<LineRule> annotations(const std::string &Path);
 
+/// The words of a program's `// torchlint-test:` lines, in order, over its
+/// files.
+std::vector<std::string> programMarks(const std::string &Program);
+
 /// The program a 2.4-API twin restates (`// torchlint-test: twin-of NAME`),
 /// empty when Program is no twin.
 std::string twinOf(const std::string &Program);
@@ -146,6 +150,8 @@ const Analysis &originals(const Generation &G);
 struct FixRun {
   std::string Directory;
   RunResult Run;
+  /// What --fix left in each copy (by copyPath), read as soon as it ended.
+  std::map<std::string, std::string> Fixed;
 };
 /// The CLI's --fix over copies of G's programs that have golden files.
 const FixRun &fixedCopies(const Generation &G);
@@ -153,9 +159,13 @@ struct GoldenRun {
   /// Copies of the programs with goldens, the goldens' contents under the
   /// originals' names (copyPath), so that a unit includes its fixed header.
   std::string Directory;
+  /// --fix again, over the golden files: it must find nothing to fix.
   Analysis Result;
 };
-/// The CLI over G's golden files.
+/// A second --fix, over G's golden files written into fixedCopies()'s
+/// folder: where the first --fix left exactly the goldens, every unit is
+/// read back from the cache that the first run's last round filled, so the
+/// goldens' own analysis costs no parse.
 const GoldenRun &goldenAnalysis(const Generation &G);
 
 } // namespace torchlint::test
