@@ -18,6 +18,7 @@
 #include "rules/SetupInLoopCheck.h"
 #include "rules/SyncInLoopCheck.h"
 #include "rules/UncheckedCudaCheck.h"
+#include "rules/UnregisteredSubmoduleCheck.h"
 #include "rules/UnsynchronizedTimingCheck.h"
 
 namespace torchlint {
@@ -54,6 +55,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<MissingMixedPrecisionCheck>(),
       entry<SetupInLoopCheck>(),
       entry<UnsynchronizedTimingCheck>(),
+      entry<UnregisteredSubmoduleCheck>(),
   };
   // clang-format on
   return Rules;

@@ -20,6 +20,7 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
     List.push_back(makeHalfModelTrainingScenario());
     List.push_back(makeSetupInLoopScenario());
     List.push_back(makeUnsynchronizedTimingScenario());
+    List.push_back(makeUnregisteredSubmoduleScenario());
     return List;
   }();
   return Scenarios;

@@ -24,6 +24,7 @@ std::unique_ptr<Scenario> makeAutocastStaleCacheScenario();
 std::unique_ptr<Scenario> makeHalfModelTrainingScenario();
 std::unique_ptr<Scenario> makeSetupInLoopScenario();
 std::unique_ptr<Scenario> makeUnsynchronizedTimingScenario();
+std::unique_ptr<Scenario> makeUnregisteredSubmoduleScenario();
 
 /// All scenarios, in a fixed order.
 const std::vector<std::unique_ptr<Scenario>> &allScenarios();

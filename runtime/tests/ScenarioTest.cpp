@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <sys/wait.h>
 #include <utility>
@@ -256,6 +257,35 @@ TEST(Scenarios, EvalWithoutNoGradRunsOnTheCpuAndStatesIt) {
   EXPECT_TRUE(O.Measurements["same_result"].get<bool>());
   EXPECT_TRUE(mentions(Ctx.Assumptions, "run on the CPU"));
   EXPECT_EQ(O.RanOn, "cpu");
+}
+
+TEST(Scenarios, UnregisteredMembersAreLeftBehindOnTheCpu) {
+  // Without a GPU the module is moved to double precision: a layer or a
+  // weight left out then fails the forward pass, a buffer is left behind
+  // (subtraction promotes it), a dropout stays in training mode.
+  const std::map<std::string, Verdict> Expected = {
+      {"module", Verdict::CrashConfirmed},
+      {"parameter", Verdict::CrashConfirmed},
+      {"buffer", Verdict::WrongResultConfirmed},
+      {"dropout", Verdict::WrongResultConfirmed}};
+  for (const auto &[Kind, Wanted] : Expected) {
+    ReplayContext Ctx = cpuContext();
+    json Recipe = {{"scenario", scenario::UnregisteredSubmodule},
+                   {"member", "layer"},
+                   {"kind", Kind}};
+    ScenarioOutcome O =
+        findScenario(scenario::UnregisteredSubmodule)->replay(Recipe, Ctx);
+    EXPECT_EQ(verdictName(O.Result), std::string(verdictName(Wanted)))
+        << Kind << ": " << O.Reason;
+    EXPECT_EQ(O.RanOn, "cpu");
+    EXPECT_TRUE(mentions(Ctx.Assumptions, "double precision")) << Kind;
+    if (Kind == "module" || Kind == "parameter") {
+      EXPECT_FALSE(
+          O.Measurements["weight_changed_by_a_step"]["original"].get<bool>());
+      EXPECT_TRUE(
+          O.Measurements["weight_changed_by_a_step"]["fixed"].get<bool>());
+    }
+  }
 }
 
 TEST(Scenarios, UnsynchronizedTimingTimesBothIntervals) {
