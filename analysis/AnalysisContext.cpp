@@ -1,6 +1,7 @@
 #include "analysis/AnalysisContext.h"
 
 #include "analysis/AutocastFlow.h"
+#include "analysis/DebugRegions.h"
 #include "analysis/DeviceFlow.h"
 #include "analysis/FunctionCfg.h"
 #include "analysis/GradModeFlow.h"
@@ -26,6 +27,11 @@ void AnalysisContext::DistinctFindings::consume(Finding F) {
 }
 
 AnalysisContext::~AnalysisContext() = default;
+
+bool AnalysisContext::inDebugOnlyCode(SourceLocation Loc,
+                                      const SourceManager &SM) const {
+  return Debug && Debug->contains(Loc, SM);
+}
 
 void AnalysisContext::limit(FunctionCfgCache &Cfgs) {
   Cfgs.setFlowBudget(FlowBudget, [this](const FunctionDecl *FD,

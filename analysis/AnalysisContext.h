@@ -24,11 +24,14 @@
 namespace clang {
 class ASTContext;
 class FunctionDecl;
+class SourceLocation;
+class SourceManager;
 } // namespace clang
 
 namespace torchlint {
 
 class AutocastFlow;
+class DebugRegions;
 class DeviceFlow;
 class FunctionCfgCache;
 class GradModeFlow;
@@ -59,6 +62,14 @@ public:
   /// flow of a run with a GPU (the CLI's summary pass); set before any rule
   /// asks. A unit analyzed on its own (the plugin) has none.
   void importSummaries(const ImportedSummaries *Given) { Imports = Given; }
+
+  /// The branches of conditional compilation that only debug builds take,
+  /// as the shell's preprocessor recorded them during the parse; set before
+  /// any rule asks.
+  void useDebugRegions(const DebugRegions *Recorded) { Debug = Recorded; }
+  /// Loc is in such a branch (`#ifndef NDEBUG`, `#ifdef DEBUG`).
+  bool inDebugOnlyCode(clang::SourceLocation Loc,
+                       const clang::SourceManager &SM) const;
 
   /// Who calls what in the unit.
   UnitIndex &unitIndex(clang::ASTContext &Ctx);
@@ -93,6 +104,7 @@ private:
   const RuleOptions *Options;
   unsigned FlowBudget;
   const ImportedSummaries *Imports = nullptr;
+  const DebugRegions *Debug = nullptr;
   /// The functions each analysis gave up on, told once.
   std::set<std::pair<const clang::FunctionDecl *, std::string>> Overruns;
   /// Gives Cfgs this context's budget, and its overruns to the sink.

@@ -2,6 +2,7 @@
 
 #include "analysis/DeviceFlow.h"
 #include "api/TorchApi.h"
+#include "core/UserCode.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -195,6 +196,54 @@ const Stmt *stepLoopAround(const Stmt *Loop, ASTContext &Ctx) {
     }
   }
   return nullptr;
+}
+
+namespace {
+/// The first backward() in a function body, and whether it is in a loop;
+/// calls of the user's functions are looked into Depth more levels.
+class BackwardFinder : public RecursiveASTVisitor<BackwardFinder> {
+public:
+  BackwardFinder(ASTContext &Ctx, const UserCode &Code, unsigned Depth)
+      : Ctx(Ctx), Code(Code), Depth(Depth) {}
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (const CallExpr *Backward =
+            repeatedBackward(Call, Ctx, Code, Depth)) {
+      Found = Backward;
+      return false;
+    }
+    if (!Any && api::isBackwardCall(Call))
+      Any = Call;
+    return true;
+  }
+  const CallExpr *Found = nullptr;
+  /// A backward() that is not in a loop of this body.
+  const CallExpr *Any = nullptr;
+
+private:
+  ASTContext &Ctx;
+  const UserCode &Code;
+  unsigned Depth;
+};
+} // namespace
+
+const CallExpr *repeatedBackward(const Stmt *S, ASTContext &Ctx,
+                                 const UserCode &Code, unsigned Depth) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(S);
+  if (!Call)
+    return nullptr;
+  if (api::isBackwardCall(Call))
+    return enclosingLoop(Call, Ctx) ? Call : nullptr;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Depth || !Callee || !Callee->hasBody(Definition) ||
+      !Code.isAnalyzed(Definition->getLocation(), Ctx.getSourceManager()))
+    return nullptr;
+  BackwardFinder Finder(Ctx, Code, Depth - 1);
+  Finder.TraverseStmt(Definition->getBody());
+  if (Finder.Found)
+    return Finder.Found;
+  return Finder.Any && enclosingLoop(Call, Ctx) ? Finder.Any : nullptr;
 }
 
 bool runsStep(const FunctionDecl *Function) {

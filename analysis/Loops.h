@@ -14,6 +14,7 @@
 
 namespace clang {
 class ASTContext;
+class CallExpr;
 class Expr;
 class FunctionDecl;
 class Stmt;
@@ -22,6 +23,7 @@ class Stmt;
 namespace torchlint {
 
 class DeviceFlow;
+class UserCode;
 
 /// The innermost loop of S's function (for, range-for, while, do) that runs
 /// S on every iteration: S is in its body, condition or increment, not in a
@@ -53,6 +55,15 @@ LoopRole roleOf(const clang::Stmt *Loop);
 /// samples of a batch). Null when an epoch loop, or nothing, comes first.
 const clang::Stmt *stepLoopAround(const clang::Stmt *Loop,
                                   clang::ASTContext &Ctx);
+
+/// The backward() that S runs on every iteration of a training loop: S
+/// itself, a backward() call inside a loop; or, when S calls a user function
+/// (through Depth more calls), a backward() in it, where the call or the
+/// backward() is inside a loop. Null when S trains nothing repeatedly.
+const clang::CallExpr *repeatedBackward(const clang::Stmt *S,
+                                        clang::ASTContext &Ctx,
+                                        const UserCode &Code,
+                                        unsigned Depth = 2);
 
 /// Something in Function's body (outside loops) runs a module, backward() or
 /// an optimizer step: a training or evaluation step when a loop calls it.

@@ -1,6 +1,9 @@
 #include "RuleCheck.h"
 
+#include "analysis/DebugRegions.h"
+
 #include "clang/Basic/FileManager.h"
+#include "clang/Lex/Preprocessor.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -36,7 +39,17 @@ private:
 /// look-ups to the options of the rule that the key names.
 class RuleCheck::SharedUnit : public FindingSink, public RuleOptions {
 public:
-  SharedUnit() : Analysis(Code, *this, this) {}
+  SharedUnit() : Analysis(Code, *this, this) {
+    Analysis.useDebugRegions(&Debug);
+  }
+
+  /// Every check of a unit is given its preprocessor; the first records.
+  void recordDebugRegions(const SourceManager &SM, Preprocessor &PP) {
+    if (RecordingFor == &PP)
+      return;
+    RecordingFor = &PP;
+    PP.addPPCallbacks(Debug.recorder(SM, PP.getLangOpts()));
+  }
 
   void join(RuleCheck &Check) { Checks[Check.Entry.Info.Id] = &Check; }
   void leave(RuleCheck &Check) { Checks.erase(Check.Entry.Info.Id); }
@@ -61,6 +74,8 @@ public:
 
 private:
   UserCode Code;
+  DebugRegions Debug;
+  const Preprocessor *RecordingFor = nullptr;
   AnalysisContext Analysis;
   llvm::StringMap<RuleCheck *> Checks;
 };
@@ -97,9 +112,13 @@ RuleCheck::~RuleCheck() {
     Unit->leave(*this);
 }
 
-void RuleCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *,
+void RuleCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
                                     Preprocessor *) {
   this->SM = &SM;
+  if (!Unit)
+    Unit = sharedUnitOf(TidyContext);
+  if (PP)
+    Unit->recordDebugRegions(SM, *PP);
 }
 
 void RuleCheck::registerMatchers(ast_matchers::MatchFinder *Finder) {

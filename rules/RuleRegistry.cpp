@@ -1,5 +1,6 @@
 #include "rules/RuleRegistry.h"
 
+#include "rules/AnomalyDetectionEnabledCheck.h"
 #include "rules/AutocastLeakCheck.h"
 #include "rules/AutocastStaleCacheCheck.h"
 #include "rules/AutocastWrongDeviceCheck.h"
@@ -56,6 +57,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<SetupInLoopCheck>(),
       entry<UnsynchronizedTimingCheck>(),
       entry<UnregisteredSubmoduleCheck>(),
+      entry<AnomalyDetectionEnabledCheck>(),
   };
   // clang-format on
   return Rules;

@@ -7,6 +7,7 @@
 #include "ResultCache.h"
 #include "UntrustedFlags.h"
 #include "analysis/AnalysisContext.h"
+#include "analysis/DebugRegions.h"
 #include "analysis/DeviceFlow.h"
 #include "core/UserCode.h"
 #include "rules/RuleRegistry.h"
@@ -106,6 +107,7 @@ public:
       return;
     Ctx.setTraversalScope(TopLevel);
     AnalysisContext Context(Code, Sink, Config.Options);
+    Context.useDebugRegions(&Debug);
     if (Config.FlowBudget)
       Context.setFlowBudget(Config.FlowBudget);
     Context.importSummaries(&Imports);
@@ -141,12 +143,18 @@ private:
       }
   }
 
+public:
+  /// Filled by the preprocessor during the parse.
+  DebugRegions &debugRegions() { return Debug; }
+
+private:
   const AnalyzerConfig &Config;
   const ImportedSummaries &Imports;
   UserCode Code;
   CollectingSink &Sink;
   DiagnosticsEngine &Diags;
   std::vector<Decl *> TopLevel;
+  DebugRegions Debug;
 };
 
 class TorchlintAction : public ASTFrontendAction {
@@ -158,8 +166,11 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
     CI.getFrontendOpts().SkipFunctionBodies = true;
-    return std::make_unique<TorchlintConsumer>(Config, Imports, Sink,
-                                               CI.getDiagnostics());
+    auto Consumer = std::make_unique<TorchlintConsumer>(Config, Imports, Sink,
+                                                        CI.getDiagnostics());
+    CI.getPreprocessor().addPPCallbacks(Consumer->debugRegions().recorder(
+        CI.getSourceManager(), CI.getLangOpts()));
+    return Consumer;
   }
 
 private:

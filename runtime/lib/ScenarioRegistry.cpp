@@ -21,6 +21,7 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
     List.push_back(makeSetupInLoopScenario());
     List.push_back(makeUnsynchronizedTimingScenario());
     List.push_back(makeUnregisteredSubmoduleScenario());
+    List.push_back(makeAnomalyDetectionEnabledScenario());
     return List;
   }();
   return Scenarios;

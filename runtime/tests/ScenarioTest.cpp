@@ -259,6 +259,23 @@ TEST(Scenarios, EvalWithoutNoGradRunsOnTheCpuAndStatesIt) {
   EXPECT_EQ(O.RanOn, "cpu");
 }
 
+TEST(Scenarios, AnomalyDetectionTimesTheSameStepsOnAndOff) {
+  ReplayContext Ctx = cpuContext();
+  json Recipe = {{"scenario", scenario::AnomalyDetectionEnabled},
+                 {"how", "guard"},
+                 {"module", Mlp},
+                 {"input", {{"shape", {64, 784}}}}};
+  ScenarioOutcome O =
+      findScenario(scenario::AnomalyDetectionEnabled)->replay(Recipe, Ctx);
+  EXPECT_NE(O.Result, Verdict::NotRun) << O.Reason;
+  ASSERT_TRUE(O.Samples.has_value());
+  EXPECT_EQ(O.Samples->Original.size(), O.Samples->Fixed.size());
+  // The mode changes how long backward takes, never what it computes.
+  EXPECT_TRUE(O.Measurements["same_result"].get<bool>());
+  EXPECT_TRUE(mentions(Ctx.Assumptions, "run on the CPU"));
+  EXPECT_FALSE(torch::autograd::AnomalyMode::is_enabled());
+}
+
 TEST(Scenarios, UnregisteredMembersAreLeftBehindOnTheCpu) {
   // Without a GPU the module is moved to double precision: a layer or a
   // weight left out then fails the forward pass, a buffer is left behind
