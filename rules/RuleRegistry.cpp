@@ -14,6 +14,7 @@
 #include "rules/Fp16WithoutLossScalingCheck.h"
 #include "rules/HalfModelTrainingCheck.h"
 #include "rules/HardcodedCpuDeviceCheck.h"
+#include "rules/LossKeepsGraphCheck.h"
 #include "rules/MissingMixedPrecisionCheck.h"
 #include "rules/PageableCopyCheck.h"
 #include "rules/SetupInLoopCheck.h"
@@ -58,6 +59,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<UnsynchronizedTimingCheck>(),
       entry<UnregisteredSubmoduleCheck>(),
       entry<AnomalyDetectionEnabledCheck>(),
+      entry<LossKeepsGraphCheck>(),
   };
   // clang-format on
   return Rules;

@@ -22,6 +22,7 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
     List.push_back(makeUnsynchronizedTimingScenario());
     List.push_back(makeUnregisteredSubmoduleScenario());
     List.push_back(makeAnomalyDetectionEnabledScenario());
+    List.push_back(makeLossKeepsGraphScenario());
     return List;
   }();
   return Scenarios;

@@ -26,6 +26,7 @@ std::unique_ptr<Scenario> makeSetupInLoopScenario();
 std::unique_ptr<Scenario> makeUnsynchronizedTimingScenario();
 std::unique_ptr<Scenario> makeUnregisteredSubmoduleScenario();
 std::unique_ptr<Scenario> makeAnomalyDetectionEnabledScenario();
+std::unique_ptr<Scenario> makeLossKeepsGraphScenario();
 
 /// All scenarios, in a fixed order.
 const std::vector<std::unique_ptr<Scenario>> &allScenarios();

@@ -276,6 +276,26 @@ TEST(Scenarios, AnomalyDetectionTimesTheSameStepsOnAndOff) {
   EXPECT_FALSE(torch::autograd::AnomalyMode::is_enabled());
 }
 
+TEST(Scenarios, CollectedLossesHoldGraphsThatGrowWithTheSteps) {
+  for (const char *How : {"+=", "push_back"}) {
+    ReplayContext Ctx = cpuContext();
+    json Recipe = {{"scenario", scenario::LossKeepsGraph},
+                   {"how", How},
+                   {"module", Mlp},
+                   {"input", {{"shape", {16, 784}}}}};
+    ScenarioOutcome O =
+        findScenario(scenario::LossKeepsGraph)->replay(Recipe, Ctx);
+    EXPECT_EQ(O.Result, Verdict::Confirmed) << How << ": " << O.Reason;
+    const json &Nodes = O.Measurements["autograd_nodes_held"];
+    EXPECT_GT(Nodes["original"][1].get<int64_t>(),
+              Nodes["original"][0].get<int64_t>())
+        << How;
+    EXPECT_EQ(Nodes["fixed"][0], Nodes["fixed"][1]) << How;
+    EXPECT_EQ(O.RanOn, "cpu");
+    EXPECT_TRUE(mentions(Ctx.Assumptions, "bytes are not measured"));
+  }
+}
+
 TEST(Scenarios, UnregisteredMembersAreLeftBehindOnTheCpu) {
   // Without a GPU the module is moved to double precision: a layer or a
   // weight left out then fails the forward pass, a buffer is left behind
