@@ -43,6 +43,15 @@ struct ReplayContext {
 
   bool cudaUsable() const { return CudaUnusable.empty(); }
   void assume(std::string What) { Assumptions.push_back(std::move(What)); }
+  /// For a claim that holds on any device: the requested one, else the CPU,
+  /// assumed with why and with Caveat (what the CPU run leaves out).
+  c10::Device deviceOrCpu(const std::string &Caveat = "") {
+    if (cudaUsable())
+      return Device;
+    assume("run on the CPU: " + CudaUnusable +
+           (Caveat.empty() ? "" : "; " + Caveat));
+    return c10::Device(c10::DeviceType::CPU);
+  }
 };
 
 struct ScenarioOutcome {

@@ -25,11 +25,7 @@ public:
 
   ScenarioOutcome replay(const nlohmann::json &Recipe,
                          ReplayContext &Ctx) const override {
-    c10::Device Device = Ctx.Device;
-    if (!Ctx.cudaUsable()) {
-      Device = c10::Device(c10::DeviceType::CPU);
-      Ctx.assume("run on the CPU: " + Ctx.CudaUnusable);
-    }
+    c10::Device Device = Ctx.deviceOrCpu();
     Workload W = Workload::fromRecipe(Recipe, Ctx);
     Ctx.assume(std::to_string(StepsPerRun) +
                " training steps per timed run, with anomaly detection on "

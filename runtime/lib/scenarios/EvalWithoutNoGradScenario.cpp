@@ -21,11 +21,7 @@ public:
 
   ScenarioOutcome replay(const nlohmann::json &Recipe,
                          ReplayContext &Ctx) const override {
-    c10::Device Device = Ctx.Device;
-    if (!Ctx.cudaUsable()) {
-      Device = c10::Device(c10::DeviceType::CPU);
-      Ctx.assume("run on the CPU: " + Ctx.CudaUnusable);
-    }
+    c10::Device Device = Ctx.deviceOrCpu();
     Workload W = Workload::fromRecipe(Recipe, Ctx);
     int64_t Batches = 20;
     if (Recipe.contains("batches") && Recipe["batches"].is_number_integer())

@@ -48,12 +48,8 @@ public:
 
   ScenarioOutcome replay(const nlohmann::json &Recipe,
                          ReplayContext &Ctx) const override {
-    c10::Device Device = Ctx.Device;
-    if (!Ctx.cudaUsable()) {
-      Device = c10::Device(c10::DeviceType::CPU);
-      Ctx.assume("run on the CPU: " + Ctx.CudaUnusable +
-                 "; the graphs held are counted, bytes are not measured");
-    }
+    c10::Device Device =
+        Ctx.deviceOrCpu("the graphs held are counted, bytes are not measured");
     bool Collects = recipeString(Recipe, "how") == "push_back";
     Workload W = Workload::fromRecipe(Recipe, Ctx);
     // Trains Count steps from the same weights, collecting each loss as the

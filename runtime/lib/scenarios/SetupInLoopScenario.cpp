@@ -65,11 +65,7 @@ public:
 
   ScenarioOutcome replay(const nlohmann::json &Recipe,
                          ReplayContext &Ctx) const override {
-    c10::Device Device = Ctx.Device;
-    if (!Ctx.cudaUsable()) {
-      Device = c10::Device(c10::DeviceType::CPU);
-      Ctx.assume("run on the CPU: " + Ctx.CudaUnusable);
-    }
+    c10::Device Device = Ctx.deviceOrCpu();
     std::string Setup = recipeString(Recipe, "setup", "");
     if (Setup != "load" && Setup != "module" && Setup != "optimizer")
       return ScenarioOutcome::notRun(
