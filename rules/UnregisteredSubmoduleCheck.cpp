@@ -475,7 +475,23 @@ void UnregisteredSubmoduleCheck::reportUnregistered(const CXXRecordDecl *Class,
     Finding.note(SourceRange(SetUp->getLocation()),
                  llvm::Twine("'") + Class->getName() +
                      "' is set up here without registering '" + Name + "'");
-  Finding.remedy("register it where the module is set up: " + Statement);
+  // The name the member would be registered under may hold another member
+  // already (the copy-paste `register_module("bn2", bn1)`).
+  const FieldDecl *NameHolder = nullptr;
+  bool NameTaken = false;
+  for (const ModuleMembers::Registration &R : Facts.Registrations) {
+    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(R.In);
+    if (R.Name == Literal && Method && Method->getParent() == Class) {
+      NameTaken = true;
+      NameHolder = R.Member ? R.Member : Facts.AssignedFrom.lookup(R.Call);
+    }
+  }
+  if (NameTaken && NameHolder && NameHolder != Member)
+    Finding.remedy("register it where the module is set up, once \"" +
+                   Literal + "\" no longer holds '" + NameHolder->getName() +
+                   "': " + Statement);
+  else
+    Finding.remedy("register it where the module is set up: " + Statement);
   Finding.recipe({{"scenario", scenario::UnregisteredSubmodule},
                   {"member", Name},
                   {"kind", *Kind == MemberKind::Dropout  ? "dropout"
@@ -496,13 +512,8 @@ void UnregisteredSubmoduleCheck::reportUnregistered(const CXXRecordDecl *Class,
         return;
       Only = &A;
     }
-  if (!Only || !isInitialization(Only->In))
+  if (!Only || !isInitialization(Only->In) || NameTaken)
     return;
-  for (const ModuleMembers::Registration &R : Facts.Registrations) {
-    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(R.In);
-    if (R.Name == Literal && Method && Method->getParent() == Class)
-      return;
-  }
   const Expr *Value = writtenValue(Only->Value);
   // A member initializer's own construction (`drop(options)`) has no text
   // of its own to wrap.

@@ -40,7 +40,7 @@ struct ConvBlockImpl : torch::nn::Module {
   }
   torch::Tensor forward(torch::Tensor x) {
     x = torch::relu(batch_norm1(conv1(x)));
-    return torch::relu(batch_norm2(conv2(x))); // expect: torch-unregistered-submodule
+    return torch::relu(batch_norm2(conv2(x))); // expect: torch-unregistered-submodule // expect-note: "once "batch_norm2" no longer holds 'batch_norm1'"
   }
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
   torch::nn::BatchNorm2d batch_norm1{nullptr}, batch_norm2{nullptr};
