@@ -718,7 +718,7 @@ static std::optional<DeviceLiteral> parseDeviceString(llvm::StringRef S,
   return L;
 }
 
-static const StringLiteral *stringArgument(const Expr *E) {
+const StringLiteral *stringArgument(const Expr *E) {
   E = ignoreWrappers(E);
   if (const auto *S = dyn_cast_or_null<StringLiteral>(E))
     return S;

@@ -164,6 +164,10 @@ const clang::Expr *moduleInput(const clang::Expr *ModuleCall);
 
 std::optional<DeviceLiteral> asDeviceLiteral(const clang::Expr *E);
 
+/// The string literal E is, also as the std::string made from it (an
+/// argument that takes a std::string); null otherwise.
+const clang::StringLiteral *stringArgument(const clang::Expr *E);
+
 /// A zero-dimensional tensor as written: a full reduction (x.sum(),
 /// x.mean()), torch::tensor(3.0), torch::scalar_tensor(1). PyTorch lets a CPU
 /// scalar tensor meet a GPU tensor in arithmetic.

@@ -77,15 +77,10 @@ llvm::StringRef registrationName(const CallExpr *Call) {
   return "";
 }
 
+/// The name a registration gives, when the source writes it as a literal
+/// (register_module takes a std::string made from it).
 std::optional<std::string> literalName(const Expr *E) {
-  E = api::ignoreWrappers(E);
-  // The std::string that register_module takes, made from the literal.
-  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E))
-    if (Construct->getNumArgs() >= 1 &&
-        api::bareType(Construct->getType())->isRecordType() &&
-        Construct->getType()->getAsCXXRecordDecl()->isInStdNamespace())
-      E = api::ignoreWrappers(Construct->getArg(0));
-  const auto *Literal = dyn_cast_or_null<StringLiteral>(E);
+  const StringLiteral *Literal = api::stringArgument(E);
   if (!Literal || Literal->getCharByteWidth() != 1)
     return std::nullopt;
   return Literal->getString().str();
@@ -194,6 +189,17 @@ struct ModuleMembers {
   llvm::DenseSet<const MemberExpr *> AssignedAt;
   /// Classes whose in-class initializers were scanned.
   llvm::DenseSet<const CXXRecordDecl *> ScannedClasses;
+
+  /// The member R registers: its argument, or the member that keeps what
+  /// it returns.
+  const FieldDecl *memberOf(const Registration &R) const {
+    return R.Member ? R.Member : AssignedFrom.lookup(R.Call);
+  }
+  /// R runs in a method of Class.
+  static bool madeBy(const Registration &R, const CXXRecordDecl *Class) {
+    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(R.In);
+    return Method && Method->getParent() == Class;
+  }
 
   void assign(const FieldDecl *Member, const Expr *Value,
               const FunctionDecl *In) {
@@ -479,16 +485,14 @@ void UnregisteredSubmoduleCheck::reportUnregistered(const CXXRecordDecl *Class,
   // already (the copy-paste `register_module("bn2", bn1)`).
   const FieldDecl *NameHolder = nullptr;
   bool NameTaken = false;
-  for (const ModuleMembers::Registration &R : Facts.Registrations) {
-    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(R.In);
-    if (R.Name == Literal && Method && Method->getParent() == Class) {
+  for (const ModuleMembers::Registration &R : Facts.Registrations)
+    if (R.Name == Literal && ModuleMembers::madeBy(R, Class)) {
       NameTaken = true;
-      NameHolder = R.Member ? R.Member : Facts.AssignedFrom.lookup(R.Call);
+      NameHolder = Facts.memberOf(R);
     }
-  }
   if (NameTaken && NameHolder && NameHolder != Member)
-    Finding.remedy("register it where the module is set up, once \"" +
-                   Literal + "\" no longer holds '" + NameHolder->getName() +
+    Finding.remedy("register it where the module is set up, once \"" + Literal +
+                   "\" no longer holds '" + NameHolder->getName() +
                    "': " + Statement);
   else
     Finding.remedy("register it where the module is set up: " + Statement);
@@ -531,23 +535,18 @@ void UnregisteredSubmoduleCheck::reportUnregistered(const CXXRecordDecl *Class,
 void UnregisteredSubmoduleCheck::reportRegisteredTwice(
     const CXXRecordDecl *Class, const ModuleMembers &Facts, ASTContext &Ctx) {
   std::vector<const ModuleMembers::Registration *> Mine;
-  for (const ModuleMembers::Registration &R : Facts.Registrations) {
-    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(R.In);
-    if (Method && Method->getParent() == Class && isInitialization(Method))
+  for (const ModuleMembers::Registration &R : Facts.Registrations)
+    if (ModuleMembers::madeBy(R, Class) && isInitialization(R.In))
       Mine.push_back(&R);
-  }
   for (size_t J = 0; J < Mine.size(); ++J)
     for (size_t I = 0; I < J; ++I) {
       const ModuleMembers::Registration &First = *Mine[I], &Second = *Mine[J];
       if (First.In != Second.In)
         continue;
-      auto MemberOf = [&](const ModuleMembers::Registration &R) {
-        return R.Member ? R.Member : Facts.AssignedFrom.lookup(R.Call);
-      };
-      const FieldDecl *Member = MemberOf(Second);
+      const FieldDecl *Member = Facts.memberOf(Second);
       bool SameName = First.Name && First.Name == Second.Name;
-      bool SameMember = Member && MemberOf(First) == Member && First.Name &&
-                        Second.Name && !SameName;
+      bool SameMember = Member && Facts.memberOf(First) == Member &&
+                        First.Name && Second.Name && !SameName;
       if (!SameName && !SameMember)
         continue;
       const FunctionCfg *Cfg = context().cfgs(Ctx).get(First.In);
