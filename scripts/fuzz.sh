@@ -26,24 +26,40 @@ fi
 cmake --build "$build" --parallel "${TORCHLINT_JOBS:-$(nproc)}" \
   $(printf -- '--target fuzz_%s ' "${targets[@]}")
 
-status=0
-for target in "${targets[@]}"; do
-  corpus=$build/corpus/$target
-  findings=$build/findings/$target
+# Each libFuzzer run is one process on one core: as many run side by side as
+# there are cores, each reporting when it is done.
+fuzz_one() {
+  local target=$1
+  local corpus=$build/corpus/$target findings=$build/findings/$target
   mkdir -p "$corpus" "$findings"
-  options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
-           -print_final_stats=1 -artifact_prefix="$findings/")
+  local options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
+                 -print_final_stats=1 -artifact_prefix="$findings/")
   [[ -f "$root/fuzz/$target.dict" ]] && options+=(-dict="$root/fuzz/$target.dict")
-  echo "fuzz: $target for ${seconds}s"
   if ! "$build/fuzz_$target" "${options[@]}" "$corpus" \
       "$root/fuzz/corpus/$target" 2>"$build/$target.log"; then
     echo "fuzz: $target FAILED; the input is in $findings, the log in" \
       "$build/$target.log" >&2
     tail -n 40 "$build/$target.log" >&2
-    status=1
-    continue
+    return 1
   fi
   grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' \
     "$build/$target.log" | sed "s/^/fuzz: $target /"
+}
+
+slots=${TORCHLINT_JOBS:-$(nproc)}
+status=0
+running=0
+for target in "${targets[@]}"; do
+  if ((running == slots)); then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  echo "fuzz: $target for ${seconds}s"
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+while ((running > 0)); do
+  wait -n || status=1
+  running=$((running - 1))
 done
 exit $status
