@@ -1,7 +1,7 @@
 # Writes OUTPUT: one C++ initializer `{"<rule-id>", R"(...)"},` per page of
 # DOCS_DIR/<rule-id>.md, so that SARIF's rule help is the docs page itself,
 # never a second copy kept by hand.
-file(GLOB pages "${DOCS_DIR}/*.md")
+file(GLOB pages "${DOCS_DIR}/torch-*.md")
 list(SORT pages)
 set(content "// Generated from docs/rules/*.md by cmake/EmbedRuleDocs.cmake.\n")
 foreach(page ${pages})

@@ -47,6 +47,10 @@ struct RuleInfo {
   /// What the rule reads once, when it is made; the clang-tidy plugin writes
   /// them back, so that --dump-config lists them.
   llvm::ArrayRef<RuleOptionInfo> Options = {};
+  /// As in clang-tidy, a rule off by default runs only where a --checks glob
+  /// (or clang-tidy's Checks) names it: its advice does not fit every
+  /// program.
+  bool EnabledByDefault = true;
 };
 
 /// Where rule options come from: the CLI's configuration or .clang-tidy

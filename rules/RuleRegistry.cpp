@@ -72,4 +72,12 @@ const RuleEntry *findRule(llvm::StringRef Id) {
   return nullptr;
 }
 
+std::string defaultChecks() {
+  std::string Globs = "torch-*";
+  for (const RuleEntry &Entry : allRules())
+    if (!Entry.Info.EnabledByDefault)
+      Globs += ",-" + std::string(Entry.Info.Id);
+  return Globs;
+}
+
 } // namespace torchlint

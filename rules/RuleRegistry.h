@@ -8,6 +8,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <memory>
+#include <string>
 
 namespace torchlint {
 
@@ -21,6 +22,11 @@ llvm::ArrayRef<RuleEntry> allRules();
 
 /// The rule with this id, or null.
 const RuleEntry *findRule(llvm::StringRef Id);
+
+/// The --checks glob of the default set: every rule but those off by
+/// default ("torch-*,-torch-data-parallel-per-step"); a user's globs come
+/// after it.
+std::string defaultChecks();
 
 } // namespace torchlint
 

@@ -15,7 +15,7 @@ build=${2:-${TORCHLINT_BUILD_DIR:-$root/build}}
 
 "$root/scripts/build.sh" torchlint torchlint_e2e_tests >/dev/null
 if ! "$build/bin/torchlint" --list-checks --checks="-*,$rule" 2>/dev/null |
-    grep -qx "  *$rule\|$rule"; then
+    grep -Eq "^ *$rule( \(off by default\))?$"; then
   echo "check-rule: no rule '$rule' (torchlint --list-checks lists them)" >&2
   exit 2
 fi

@@ -6,7 +6,8 @@
 #   docs/rules/<id>.md          its docs page (the lead is its SARIF description)
 #   test-inputs/<name>.cpp      its test-input, whose positive case fails
 #                               until the rule reports it
-#   README.md                   its row in the rule table
+# The rule lists of README.md and docs/rules/README.md come from the built
+# rule itself: scripts/update-rule-list.sh after the next build.
 # A replay scenario (runtime/lib/scenarios/) is the optional fifth place; see
 # docs/contributing.md.
 #
@@ -65,16 +66,10 @@ end = text.index("  };\n  // clang-format on")
 text = text[:end] + f"      entry<{cls}>(),\n" + text[end:]
 registry.write_text(text)
 print("new-rule: registered in rules/RuleRegistry.cpp")
-readme = root / "README.md"
-lines = readme.read_text().split("\n")
-rows = [i for i, l in enumerate(lines) if l.startswith("| [torch-")]
-lines.insert(rows[-1] + 1,
-             f"| [{rule_id}](docs/rules/{rule_id}.md) | warning | {summary} |")
-readme.write_text("\n".join(lines))
-print("new-rule: added its row to README.md")
 PY
 cat <<MSG
 new-rule: next, fill in the TODOs; then
   scripts/check-rule.sh $id      # fails until the rule reports its case
+  scripts/update-rule-list.sh    # its row in the README's rule list
   ctest --test-dir build         # the whole specification
 MSG

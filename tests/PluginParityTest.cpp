@@ -176,8 +176,8 @@ const std::map<std::string, TidyRun> &tidyRuns() {
       Result[Case].Copy = Copy;
       Jobs.push_back({Case,
                       {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
-                       "-checks=-*,torch-*", "-fix-errors", "--quiet", "-p",
-                       Directory, Copy}});
+                       "-checks=" + tidyChecksFor(Program), "-fix-errors",
+                       "--quiet", "-p", Directory, Copy}});
       Databases.push_back(Database);
     }
     // Two workers keep CI's two cores busy, each taking the next program as

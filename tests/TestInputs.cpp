@@ -136,6 +136,42 @@ std::vector<std::string> programMarks(const std::string &Program) {
   return Words;
 }
 
+const std::set<std::string> &rulesOffByDefault() {
+  static const std::set<std::string> Rules = [] {
+    std::set<std::string> Result;
+    RunResult Listed =
+        run(torchlintBinary(), {"--list-checks", "--checks=*"});
+    std::istringstream In(Listed.Stdout);
+    for (std::string Id, Rest; In >> Id && std::getline(In, Rest);)
+      if (Rest.find("(off by default)") != std::string::npos)
+        Result.insert(Id);
+    return Result;
+  }();
+  return Rules;
+}
+
+std::set<std::string> enabledOffRules(const std::string &Program) {
+  std::set<std::string> Result;
+  for (const std::string &Mark : programMarks(Program)) {
+    if (Mark.rfind("checks=", 0) != 0)
+      continue;
+    std::istringstream Items(Mark.substr(std::string("checks=").size()));
+    for (std::string Rule; std::getline(Items, Rule, ',');)
+      if (rulesOffByDefault().count(Rule))
+        Result.insert(Rule);
+  }
+  return Result;
+}
+
+std::string tidyChecksFor(const std::string &Program) {
+  std::string Checks = "-*,torch-*";
+  std::set<std::string> Enabled = enabledOffRules(Program);
+  for (const std::string &Rule : rulesOffByDefault())
+    if (!Enabled.count(Rule))
+      Checks += ",-" + Rule;
+  return Checks;
+}
+
 namespace {
 bool isGolden(const fs::path &File) {
   return File.filename().string().find(".fixed.") != std::string::npos;
@@ -394,6 +430,9 @@ Analysis analyzeTestInputs(const Generation &G,
                                        SarifCategory};
   std::string Rule = onlyRule();
   if (Rule.empty()) {
+    // Every rule runs, those off by default too; their findings count only
+    // in the programs that enable them.
+    Args.push_back("--checks=*");
     Args.push_back(G.Database);
   } else {
     Args.push_back("--checks=-*," + Rule);
@@ -412,6 +451,26 @@ Analysis analyzeTestInputs(const Generation &G,
   }
   Analysis A = analyze(Args);
   A.Sarif = Sarif;
+  if (A.Output.is_discarded())
+    return A;
+  auto RunsThere = [](const json &F) {
+    const std::string RuleId = F["rule"].get<std::string>();
+    return !rulesOffByDefault().count(RuleId) ||
+           enabledOffRules(programOfUnit(F["file"].get<std::string>()))
+               .count(RuleId);
+  };
+  json Kept = json::array();
+  for (const json &F : A.Output["findings"])
+    if (RunsThere(F))
+      Kept.push_back(F);
+  A.Output["findings"] = Kept;
+  for (auto It = A.ByFile.begin(); It != A.ByFile.end();) {
+    std::vector<json> &Findings = It->second;
+    Findings.erase(std::remove_if(Findings.begin(), Findings.end(),
+                                  [&](const json &F) { return !RunsThere(F); }),
+                   Findings.end());
+    It = Findings.empty() ? A.ByFile.erase(It) : std::next(It);
+  }
   return A;
 }
 

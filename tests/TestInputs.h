@@ -58,6 +58,16 @@ std::multiset<LineRule> annotations(const std::string &Path);
 /// files.
 std::vector<std::string> programMarks(const std::string &Program);
 
+/// The rules off by default, as `torchlint --list-checks --checks='*'`
+/// marks them.
+const std::set<std::string> &rulesOffByDefault();
+/// The rules off by default that a program enables with a line of its own,
+/// `// torchlint-test: checks=RULE[,RULE]`: the specification runs them
+/// there only, as a user's --checks would.
+std::set<std::string> enabledOffRules(const std::string &Program);
+/// clang-tidy's -checks for Program: every rule the CLI runs for it.
+std::string tidyChecksFor(const std::string &Program);
+
 /// The program a 2.4-API twin restates (`// torchlint-test: twin-of NAME`),
 /// empty when Program is no twin.
 std::string twinOf(const std::string &Program);

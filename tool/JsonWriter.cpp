@@ -26,4 +26,24 @@ void writeJson(const Report &R, llvm::raw_ostream &OS) {
   OS << Root.dump(2) << '\n';
 }
 
+void writeRuleList(const std::vector<const RuleInfo *> &Rules,
+                   OutputFormat Format, llvm::raw_ostream &OS) {
+  if (Format != OutputFormat::Json) {
+    OS << "Enabled checks:\n";
+    for (const RuleInfo *Info : Rules)
+      OS << "    " << Info->Id
+         << (Info->EnabledByDefault ? "" : " (off by default)") << '\n';
+    OS << '\n';
+    return;
+  }
+  nlohmann::json List = nlohmann::json::array();
+  for (const RuleInfo *Info : Rules)
+    List.push_back({{"id", Info->Id},
+                    {"level", levelName(Info->DefaultLevel)},
+                    {"enabledByDefault", Info->EnabledByDefault},
+                    {"fixIts", Info->OffersFixIts},
+                    {"summary", Info->Summary}});
+  OS << List.dump(2) << '\n';
+}
+
 } // namespace torchlint

@@ -17,8 +17,10 @@ one run, each result once.
 OPTIONS:
   -j N                    analyze N translation units in parallel (default: one per core)
   --checks=GLOBS          enable or disable rules, as clang-tidy's --checks:
-                          '-*,torch-device-*' (applied after the default 'torch-*')
-  --list-checks           list the enabled rules and exit
+                          '-*,torch-device-*', applied after the default set
+                          (every rule but those off by default); '*' enables all
+  --list-checks           list the enabled rules and exit (with --format=json:
+                          each rule's level, default, fix-its and summary)
   --format=text|json|sarif
                           output format (default: text)
   -o FILE                 write the output to FILE instead of standard output

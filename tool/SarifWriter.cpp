@@ -176,7 +176,9 @@ public:
         {"fullDescription", {{"text", ruleDocLead(Info.Id)}}},
         {"helpUri", std::string(InformationUri) + "/blob/main/docs/rules/" +
                         Info.Id + ".md"},
-        {"defaultConfiguration", {{"level", sarifLevel(Info.DefaultLevel)}}},
+        {"defaultConfiguration",
+         {{"level", sarifLevel(Info.DefaultLevel)},
+          {"enabled", Info.EnabledByDefault}}},
         {"properties", {{"tags", Tags}, {"precision", Info.Precision}}}};
     if (!Markdown.empty())
       Rule["help"] = {{"text", markdownToText(Markdown)},

@@ -3,6 +3,7 @@
 #ifndef TORCHLINT_TOOL_WRITERS_H
 #define TORCHLINT_TOOL_WRITERS_H
 
+#include "Options.h"
 #include "Report.h"
 
 #include "llvm/Support/Error.h"
@@ -10,6 +11,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace torchlint {
 
@@ -20,6 +22,13 @@ void writeText(const Report &R, SourceCache &Sources, llvm::raw_ostream &OS,
 
 /// One JSON document: findings, failures, the enabled rules.
 void writeJson(const Report &R, llvm::raw_ostream &OS);
+
+/// --list-checks: the rules' ids under clang-tidy's heading, those off by
+/// default marked; with JSON, each rule's id, level, whether it is on by
+/// default, offers fix-its, and its summary (the source of the rule lists
+/// in README.md and docs/rules/README.md).
+void writeRuleList(const std::vector<const RuleInfo *> &Rules,
+                   OutputFormat Format, llvm::raw_ostream &OS);
 
 struct SarifOptions {
   /// Paths under it are written relative to %SRCROOT%.

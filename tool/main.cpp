@@ -236,15 +236,12 @@ int main(int Argc, const char **Argv) {
     return ExitClean;
   }
 
-  CheckGlob Glob("torch-*," + O.Checks);
+  CheckGlob Glob(defaultChecks() + "," + O.Checks);
   if (!Glob.invalid().empty())
     return fail("invalid glob '" + Glob.invalid().front() + "' in --checks");
   std::vector<const RuleInfo *> Rules = enabledRules(Glob);
   if (O.ListChecks) {
-    llvm::outs() << "Enabled checks:\n";
-    for (const RuleInfo *Info : Rules)
-      llvm::outs() << "    " << Info->Id << "\n";
-    llvm::outs() << "\n";
+    writeRuleList(Rules, O.Format, llvm::outs());
     return ExitClean;
   }
   if (Rules.empty())
