@@ -549,6 +549,86 @@ bool isBackwardCall(const CallExpr *Call) {
          hasQualifiedName(FD, "torch::autograd::grad");
 }
 
+Replication replicationOf(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || Call->getNumArgs() < 2)
+    return Replication::None;
+  if (hasQualifiedName(FD, "torch::nn::parallel::data_parallel"))
+    return Replication::DataParallel;
+  if (hasQualifiedName(FD, "torch::nn::parallel::replicate"))
+    return Replication::Replicate;
+  return Replication::None;
+}
+
+namespace {
+/// The arguments of a construction that the code writes, without the
+/// defaulted ones (a vector's allocator).
+llvm::SmallVector<const Expr *, 2> writtenArguments(const CXXConstructExpr *E) {
+  llvm::SmallVector<const Expr *, 2> Written;
+  for (const Expr *Arg : E->arguments())
+    if (!isa<CXXDefaultArgExpr>(Arg))
+      Written.push_back(Arg);
+  return Written;
+}
+} // namespace
+
+DeviceCount replicationDevices(const CallExpr *Call) {
+  unsigned Index = replicationOf(Call) == Replication::Replicate ? 1 : 2;
+  if (Call->getNumArgs() <= Index ||
+      isa<CXXDefaultArgExpr>(Call->getArg(Index)))
+    return DeviceCount::AllVisible;
+  // The list as written, through the optional's and the vector's
+  // constructors: `std::vector<torch::Device>{device}`, `(1, device)`, or a
+  // const list declared beside the call.
+  const Expr *E = Call->getArg(Index);
+  bool ThroughVariable = false;
+  while (E) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = Temp->getSubExpr();
+    } else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = Bind->getSubExpr();
+    } else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = Cast->getSubExpr();
+    } else if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E)) {
+      E = List->getSubExpr();
+    } else if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+      return Init->getNumInits() == 1 ? DeviceCount::One
+                                      : DeviceCount::Several;
+    } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      llvm::SmallVector<const Expr *, 2> Written = writtenArguments(Construct);
+      if (Written.size() == 2)
+        if (const auto *Count =
+                dyn_cast<IntegerLiteral>(Written[0]->IgnoreImplicit()))
+          return Count->getValue() == 1 ? DeviceCount::One
+                                        : DeviceCount::Several;
+      E = Written.size() == 1 ? Written[0] : nullptr;
+    } else if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      E = Var && !ThroughVariable && Var->hasLocalStorage() &&
+                  Var->getType().isConstQualified()
+              ? Var->getInit()
+              : nullptr;
+      ThroughVariable = true;
+    } else {
+      break;
+    }
+  }
+  return DeviceCount::Several;
+}
+
+bool isCloneableClass(const CXXRecordDecl *RD) {
+  RD = RD ? RD->getDefinition() : nullptr;
+  if (!RD)
+    return false;
+  bool Found = false;
+  RD->forallBases([&](const CXXRecordDecl *Base) {
+    Found = hasQualifiedName(Base, "torch::nn::Cloneable");
+    return !Found;
+  });
+  return Found;
+}
+
 bool isOptimizerClass(const CXXRecordDecl *RD) {
   RD = RD ? RD->getDefinition() : nullptr;
   if (!RD)

@@ -138,6 +138,21 @@ std::string scalarTypeName(const clang::Expr *E);
 bool isBackwardCall(const clang::CallExpr *Call);
 /// A class derived from torch::optim::Optimizer (SGD, Adam, ...).
 bool isOptimizerClass(const clang::CXXRecordDecl *RD);
+
+/// The calls that clone a module once per device, from
+/// torch/nn/parallel/data_parallel.h: data_parallel(module, input[, devices])
+/// and replicate(module, devices), which always clones.
+enum class Replication { None, DataParallel, Replicate };
+Replication replicationOf(const clang::CallExpr *Call);
+/// How many devices such a call spreads the module over, as its devices
+/// argument shows: one (a list of one device: data_parallel then clones
+/// nothing), every visible GPU (data_parallel's devices left out), or
+/// several (a longer list, or one the program computes).
+enum class DeviceCount { One, AllVisible, Several };
+DeviceCount replicationDevices(const clang::CallExpr *Call);
+/// The class derives from torch::nn::Cloneable<...>, whose clone() rebuilds
+/// the module with reset(); torch::nn::Module's own clone() throws.
+bool isCloneableClass(const clang::CXXRecordDecl *RD);
 /// An optimizer's (or a learning-rate scheduler's) step() or zero_grad().
 bool isOptimizerCall(const clang::CallExpr *Call);
 /// `model` for `model->`, which holders and shared_ptrs are accessed through.

@@ -9,6 +9,8 @@
 #include "rules/CudaVisibleDevicesInCodeCheck.h"
 #include "rules/CudnnBenchmarkOffCheck.h"
 #include "rules/DataLoaderNoWorkersCheck.h"
+#include "rules/DataParallelNotCloneableCheck.h"
+#include "rules/DataParallelPerStepCheck.h"
 #include "rules/DeviceMismatchCheck.h"
 #include "rules/EvalWithoutNoGradCheck.h"
 #include "rules/Fp16WithoutLossScalingCheck.h"
@@ -60,6 +62,8 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<UnregisteredSubmoduleCheck>(),
       entry<AnomalyDetectionEnabledCheck>(),
       entry<LossKeepsGraphCheck>(),
+      entry<DataParallelNotCloneableCheck>(),
+      entry<DataParallelPerStepCheck>(),
   };
   // clang-format on
   return Rules;

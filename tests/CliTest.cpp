@@ -172,6 +172,47 @@ TEST(Checks, GlobsSelectRules) {
   EXPECT_NE(Without.Stdout.find("torch-device-mismatch"), std::string::npos);
 }
 
+// As in clang-tidy: a rule off by default runs, and is listed, only where
+// a glob names it; '*' lists every rule and marks those off by default.
+TEST(Checks, RulesOffByDefaultRunOnlyWhereNamed) {
+  const std::string Off = "torch-data-parallel-per-step";
+  RunResult Default = torchlint({"--list-checks"});
+  EXPECT_EQ(Default.Stdout.find(Off), std::string::npos) << Default.Stdout;
+  EXPECT_NE(Default.Stdout.find("torch-data-parallel-not-cloneable\n"),
+            std::string::npos);
+
+  RunResult All = torchlint({"--list-checks", "--checks=*"});
+  EXPECT_NE(All.Stdout.find("    " + Off + " (off by default)\n"),
+            std::string::npos)
+      << All.Stdout;
+  EXPECT_EQ(All.Stdout.find("torch-device-mismatch (off"), std::string::npos);
+  RunResult Named = torchlint({"--list-checks", "--checks=-*," + Off});
+  EXPECT_NE(Named.Stdout.find(Off), std::string::npos) << Named.Stdout;
+  RunResult Family = torchlint({"--list-checks", "--checks=torch-*"});
+  EXPECT_NE(Family.Stdout.find(Off), std::string::npos) << Family.Stdout;
+
+  RunResult Json = torchlint({"--list-checks", "--checks=*", "--format=json"});
+  ASSERT_EQ(Json.ExitCode, 0) << Json.Stderr;
+  json Rules = json::parse(Json.Stdout);
+  size_t OffCount = 0;
+  for (const json &Rule : Rules) {
+    EXPECT_FALSE(Rule["summary"].get<std::string>().empty());
+    EXPECT_TRUE(Rule["level"] == "error" || Rule["level"] == "warning" ||
+                Rule["level"] == "note")
+        << Rule;
+    if (!Rule["enabledByDefault"].get<bool>()) {
+      ++OffCount;
+      EXPECT_EQ(Rule["id"], Off);
+    }
+  }
+  EXPECT_EQ(OffCount, 1u);
+  EXPECT_EQ(Rules.size(), json::parse(torchlint({"--list-checks",
+                                                  "--format=json"})
+                                          .Stdout)
+                                  .size() +
+                              1);
+}
+
 TEST(UserCode, ProjectHeadersReportedAndFiltered) {
   std::string Database = databaseFor({"with_header.cpp"});
   json All = json::parse(torchlint({"--format=json", Database}).Stdout);

@@ -405,6 +405,21 @@ TEST(Specification, EveryRecipeNamesASharedScenario) {
   EXPECT_GT(Recipes, 0);
 }
 
+TEST(Specification, SarifSaysWhichRulesAreOffByDefault) {
+  const Analysis &A = originals(generations().front());
+  json Log = json::parse(readFile(A.Sarif));
+  size_t Off = 0;
+  for (const json &Rule : Log["runs"][0]["tool"]["driver"]["rules"]) {
+    bool Enabled = Rule["defaultConfiguration"]["enabled"].get<bool>();
+    EXPECT_EQ(Enabled,
+              !rulesOffByDefault().count(Rule["id"].get<std::string>()))
+        << Rule["id"];
+    Off += !Enabled;
+  }
+  EXPECT_EQ(Off, rulesOffByDefault().size());
+  EXPECT_FALSE(rulesOffByDefault().empty());
+}
+
 TEST(Specification, EveryRuleHasItsDocsPage) {
   fs::path Docs = fs::path(testInputsDir()).parent_path() / "docs" / "rules";
   for (const json &Rule : originals(generations().front()).Output["rules"])

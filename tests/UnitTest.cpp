@@ -194,6 +194,20 @@ TEST(CheckGlob, ClangTidySemantics) {
   EXPECT_FALSE(CheckGlob("torch-(x)").invalid().empty());
 }
 
+TEST(CheckGlob, DefaultSetLeavesOutRulesOffByDefault) {
+  CheckGlob Default(defaultChecks());
+  for (const RuleEntry &Entry : allRules())
+    EXPECT_EQ(Default.contains(Entry.Info.Id), Entry.Info.EnabledByDefault)
+        << Entry.Info.Id;
+  // The user's globs come after the default set and can name such a rule.
+  EXPECT_TRUE(CheckGlob(defaultChecks() + ",*")
+                  .contains("torch-data-parallel-per-step"));
+  EXPECT_TRUE(CheckGlob(defaultChecks() + ",torch-data-parallel-*")
+                  .contains("torch-data-parallel-per-step"));
+  EXPECT_FALSE(CheckGlob(defaultChecks() + ",-torch-device-mismatch")
+                   .contains("torch-data-parallel-per-step"));
+}
+
 TEST(Suppressions, Forms) {
   std::string Text = "a; // NOLINT\n"
                      "b; // NOLINT(torch-device-mismatch)\n"

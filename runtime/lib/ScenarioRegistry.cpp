@@ -23,6 +23,8 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
     List.push_back(makeUnregisteredSubmoduleScenario());
     List.push_back(makeAnomalyDetectionEnabledScenario());
     List.push_back(makeLossKeepsGraphScenario());
+    List.push_back(makeDataParallelNotCloneableScenario());
+    List.push_back(makeDataParallelPerStepScenario());
     return List;
   }();
   return Scenarios;

@@ -27,6 +27,8 @@ std::unique_ptr<Scenario> makeUnsynchronizedTimingScenario();
 std::unique_ptr<Scenario> makeUnregisteredSubmoduleScenario();
 std::unique_ptr<Scenario> makeAnomalyDetectionEnabledScenario();
 std::unique_ptr<Scenario> makeLossKeepsGraphScenario();
+std::unique_ptr<Scenario> makeDataParallelNotCloneableScenario();
+std::unique_ptr<Scenario> makeDataParallelPerStepScenario();
 
 /// All scenarios, in a fixed order.
 const std::vector<std::unique_ptr<Scenario>> &allScenarios();

@@ -325,6 +325,49 @@ TEST(Scenarios, UnregisteredMembersAreLeftBehindOnTheCpu) {
   }
 }
 
+TEST(Scenarios, ModulesThatCannotBeClonedRaiseOnTheCpu) {
+  // Each kind raises in clone(), alone and, for a Cloneable that registers
+  // in its constructor, as a submodule; a plain module as a submodule is
+  // rebuilt with fresh weights instead of copied. The fix, a Cloneable that
+  // registers in reset(), clones with every weight.
+  for (const char *Kind : {"not-cloneable", "registers-in-constructor"})
+    for (bool Submodule : {false, true}) {
+      Verdict Wanted = Submodule && std::string(Kind) == "not-cloneable"
+                           ? Verdict::WrongResultConfirmed
+                           : Verdict::CrashConfirmed;
+      ReplayContext Ctx = cpuContext();
+      json Recipe = {{"scenario", scenario::DataParallelNotCloneable},
+                     {"call", "data_parallel"},
+                     {"kind", Kind},
+                     {"submodule", Submodule}};
+      ScenarioOutcome O = findScenario(scenario::DataParallelNotCloneable)
+                              ->replay(Recipe, Ctx);
+      EXPECT_EQ(verdictName(O.Result), std::string(verdictName(Wanted)))
+          << Kind << (Submodule ? " (submodule): " : ": ") << O.Reason;
+      EXPECT_EQ(O.RanOn, "cpu");
+      EXPECT_EQ(O.Measurements["fixed_clone"], "cloned");
+      EXPECT_TRUE(mentions(Ctx.Assumptions, "clone(device)")) << Kind;
+    }
+  ReplayContext Ctx = cpuContext();
+  ScenarioOutcome Unknown =
+      findScenario(scenario::DataParallelNotCloneable)
+          ->replay({{"scenario", scenario::DataParallelNotCloneable}}, Ctx);
+  EXPECT_EQ(Unknown.Result, Verdict::CrashConfirmed) << Unknown.Reason;
+  EXPECT_TRUE(mentions(Ctx.Assumptions, "kind is not known"));
+}
+
+TEST(Scenarios, DataParallelPerStepIsNotRunWithoutTwoGpus) {
+  ReplayContext Ctx = cpuContext();
+  ScenarioOutcome O =
+      findScenario(scenario::DataParallelPerStep)
+          ->replay({{"scenario", scenario::DataParallelPerStep},
+                    {"devices", "all-visible"}},
+                   Ctx);
+  EXPECT_EQ(O.Result, Verdict::NotRun);
+  EXPECT_NE(O.Reason.find("two or more GPUs"), std::string::npos) << O.Reason;
+  EXPECT_NE(O.Reason.find(Ctx.CudaUnusable), std::string::npos) << O.Reason;
+}
+
 TEST(Scenarios, UnsynchronizedTimingTimesBothIntervals) {
   // Its claim needs a GPU, where work is queued; the measurement itself runs
   // anywhere, and on the CPU, where work is synchronous, the two intervals
