@@ -172,6 +172,52 @@ TEST(Checks, GlobsSelectRules) {
   EXPECT_NE(Without.Stdout.find("torch-device-mismatch"), std::string::npos);
 }
 
+// A unit that cannot be analyzed is a result too: read back while the files
+// it read are as they were and the header it missed is still missing, and
+// parsed again as soon as that header appears where the search looked.
+TEST(Cache, AFailureIsKeptUntilTheMissingHeaderAppears) {
+  std::string Directory = temporaryDirectory();
+  fs::create_directories(Directory + "/include");
+  writeFile(Directory + "/unit.cpp", "#include <torchlint_missing.h>\n"
+                                     "int main() { return answer(); }\n");
+  json Database = json::array(
+      {{{"directory", Directory},
+        {"file", Directory + "/unit.cpp"},
+        {"command", "c++ -std=c++17 -I include -c unit.cpp"}}});
+  writeFile(Directory + "/compile_commands.json", Database.dump());
+  std::vector<std::string> Args = {"--format=json",
+                                   "--cache-dir=" + Directory + "/cache",
+                                   Directory + "/compile_commands.json"};
+  RunResult Cold = torchlint(Args);
+  EXPECT_EQ(Cold.ExitCode, 2) << Cold.Stderr;
+  json Failures = json::parse(Cold.Stdout)["failures"];
+  ASSERT_EQ(Failures.size(), 1u) << Cold.Stdout;
+  EXPECT_NE(Failures[0]["message"].get<std::string>().find(
+                "'torchlint_missing.h' file not found"),
+            std::string::npos)
+      << Failures[0];
+
+  RunResult Warm = torchlint(Args);
+  EXPECT_NE(Warm.Stderr.find("1 of 1 translation units unchanged"),
+            std::string::npos)
+      << Warm.Stderr;
+  EXPECT_EQ(Warm.Stdout, Cold.Stdout);
+  EXPECT_EQ(Warm.ExitCode, 2);
+
+  RunResult Plain = torchlint(
+      {"--format=json", "--no-cache", Directory + "/compile_commands.json"});
+  EXPECT_EQ(Plain.Stderr.find("unchanged"), std::string::npos) << Plain.Stderr;
+  EXPECT_EQ(Plain.Stdout, Cold.Stdout);
+
+  writeFile(Directory + "/include/torchlint_missing.h",
+            "inline int answer() { return 0; }\n");
+  RunResult Installed = torchlint(Args);
+  EXPECT_EQ(Installed.Stderr.find("unchanged"), std::string::npos)
+      << Installed.Stderr;
+  EXPECT_EQ(Installed.ExitCode, 0) << Installed.Stdout << Installed.Stderr;
+  EXPECT_TRUE(json::parse(Installed.Stdout)["failures"].empty());
+}
+
 // As in clang-tidy: a rule off by default runs, and is listed, only where
 // a glob names it; '*' lists every rule and marks those off by default.
 TEST(Checks, RulesOffByDefaultRunOnlyWhereNamed) {

@@ -654,6 +654,22 @@ TEST(FileStamps, ChangedContentsAndTimesAreTold) {
   EXPECT_FALSE(unchanged(*Stamp));
 }
 
+TEST(FileStamps, AnAbsentFileIsUnchangedUntilItAppears) {
+  std::string Path = testing::TempDir() + "torchlint-absent.h";
+  fs::remove(Path);
+  FileStamp Stamp = absentFile(Path);
+  EXPECT_TRUE(unchanged(Stamp));
+  EXPECT_TRUE(sameSizeAndTime({Stamp}));
+  std::vector<FileStamp> Read = stampsFromJson(toJson({Stamp}));
+  ASSERT_EQ(Read.size(), 1u);
+  EXPECT_TRUE(Read.front().Absent);
+  EXPECT_EQ(Read.front().Path, Path);
+  std::ofstream(Path) << "int a;\n";
+  EXPECT_FALSE(unchanged(Stamp));
+  EXPECT_FALSE(sameSizeAndTime({Stamp}));
+  fs::remove(Path);
+}
+
 // Two matchers, or two instantiations, may report the same finding: the
 // context hands each one to the shell once, and passes notices on.
 TEST(AnalysisContext, HandsEachFindingToTheShellOnce) {

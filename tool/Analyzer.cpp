@@ -20,6 +20,11 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/DirectoryLookup.h"
+#include "clang/Lex/HeaderSearch.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Lex/PreprocessorLexer.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Config/llvm-config.h"
@@ -157,19 +162,55 @@ private:
   DebugRegions Debug;
 };
 
+/// Where each header that an #include could not find was looked for: the
+/// includer's folder and every folder of the include search, joined with
+/// the name. A header installed at one of them later changes the parse.
+class MissingHeaderRecorder : public PPCallbacks {
+public:
+  MissingHeaderRecorder(Preprocessor &PP, std::vector<std::string> &Places)
+      : PP(PP), Places(Places) {}
+
+  bool FileNotFound(llvm::StringRef FileName) override {
+    std::vector<std::string> Folders;
+    if (PreprocessorLexer *Includer = PP.getCurrentFileLexer())
+      if (OptionalFileEntryRef File = Includer->getFileEntry())
+        Folders.push_back(std::string(File->getDir().getName()));
+    for (const DirectoryLookup &Lookup :
+         PP.getHeaderSearchInfo().search_dir_range())
+      if (Lookup.isNormalDir())
+        Folders.push_back(std::string(Lookup.getDirRef()->getName()));
+    for (const std::string &Folder : Folders) {
+      llvm::SmallString<256> Place(Folder);
+      llvm::sys::path::append(Place, FileName);
+      PP.getFileManager().makeAbsolutePath(Place);
+      Places.push_back(std::string(Place));
+    }
+    return false;
+  }
+
+private:
+  Preprocessor &PP;
+  std::vector<std::string> &Places;
+};
+
 class TorchlintAction : public ASTFrontendAction {
 public:
   TorchlintAction(const AnalyzerConfig &Config,
-                  const ImportedSummaries &Imports, CollectingSink &Sink)
-      : Config(Config), Imports(Imports), Sink(Sink) {}
+                  const ImportedSummaries &Imports, CollectingSink &Sink,
+                  std::vector<std::string> &MissingHeaderPlaces)
+      : Config(Config), Imports(Imports), Sink(Sink),
+        MissingHeaderPlaces(MissingHeaderPlaces) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
     CI.getFrontendOpts().SkipFunctionBodies = true;
     auto Consumer = std::make_unique<TorchlintConsumer>(Config, Imports, Sink,
                                                         CI.getDiagnostics());
-    CI.getPreprocessor().addPPCallbacks(Consumer->debugRegions().recorder(
-        CI.getSourceManager(), CI.getLangOpts()));
+    Preprocessor &PP = CI.getPreprocessor();
+    PP.addPPCallbacks(Consumer->debugRegions().recorder(CI.getSourceManager(),
+                                                        CI.getLangOpts()));
+    PP.addPPCallbacks(
+        std::make_unique<MissingHeaderRecorder>(PP, MissingHeaderPlaces));
     return Consumer;
   }
 
@@ -177,6 +218,7 @@ private:
   const AnalyzerConfig &Config;
   const ImportedSummaries &Imports;
   CollectingSink &Sink;
+  std::vector<std::string> &MissingHeaderPlaces;
 };
 
 std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
@@ -213,8 +255,9 @@ struct ParseOutcome {
   std::map<std::string, uint64_t> Digests;
   std::vector<std::string> Notices;
   UnitSummary Summary;
-  /// Every file the parse opened, for the result cache; none without one,
-  /// or when a file could not be stamped.
+  /// Every file the parse opened, and each place a missing header was
+  /// looked for, for the result cache; none without one, or when a file
+  /// could not be stamped.
   std::optional<std::vector<FileStamp>> Inputs;
 };
 
@@ -225,9 +268,11 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
   ParseOutcome Outcome;
   CollectingSink Sink;
   FirstErrorCollector Errors;
-  ClangRun Run = runClang(
-      Entry.Directory, std::move(Arguments),
-      std::make_unique<TorchlintAction>(Config, Imports, Sink), Errors);
+  std::vector<std::string> MissingHeaderPlaces;
+  ClangRun Run = runClang(Entry.Directory, std::move(Arguments),
+                          std::make_unique<TorchlintAction>(
+                              Config, Imports, Sink, MissingHeaderPlaces),
+                          Errors);
   if (Run.DirectoryError) {
     Outcome.Failure = Entry.File + ": error: cannot enter directory " +
                       Entry.Directory + ": " + Run.DirectoryError.message();
@@ -246,6 +291,13 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
                           ? Entry.File + ": error: clang could not parse "
                                          "this translation unit"
                           : Errors.First;
+    // A failure is a result too, kept until a file it read changes or a
+    // header it missed appears.
+    if (Config.Results && Run.Files)
+      if ((Outcome.Inputs = stampsOf(*Run.Files)))
+        for (const std::string &Place : MissingHeaderPlaces)
+          if (!llvm::sys::fs::exists(Place))
+            Outcome.Inputs->push_back(absentFile(Place));
     return Outcome;
   }
   Outcome.Findings = std::move(Sink.Findings);
@@ -271,7 +323,7 @@ std::string resultKey(const CompileEntry &Entry,
                       const AnalyzerConfig &Config,
                       const ImportedSummaries &Imports) {
   return CacheDirectory::keyOf(
-      {"result-3", Config.ToolIdentity, Entry.Directory, Entry.File,
+      {"result-4", Config.ToolIdentity, Entry.Directory, Entry.File,
        joined(Arguments), joined(Config.Rules), Config.HeaderFilter,
        Config.OptionsKey, std::to_string(Config.FlowBudget),
        toJson(Imports).dump()});
@@ -361,11 +413,13 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     if (!Problem.empty())
       Result.Warnings.push_back(Problem);
     if (Cached) {
+      Result.Failure = std::move(Cached->Failure);
       Result.Findings = std::move(Cached->Findings);
       Result.Digests = std::move(Cached->Digests);
       Result.Warnings.insert(Result.Warnings.end(), Cached->Notices.begin(),
                              Cached->Notices.end());
-      Result.Summary = std::move(Cached->Summary);
+      if (!Result.Failure)
+        Result.Summary = std::move(Cached->Summary);
       Result.FromCache = true;
       return Result;
     }
@@ -397,6 +451,9 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     Outcome = std::move(Plain);
   }
   if (Outcome.Failure) {
+    if (Config.Results && Outcome.Inputs)
+      Config.Results->store(Key, {Outcome.Failure, {}, {}, {}, {}},
+                            *Outcome.Inputs);
     Result.Failure = std::move(Outcome.Failure);
     return Result;
   }
@@ -406,7 +463,8 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
       Inputs.insert(Inputs.end(), Header->Inputs.begin(), Header->Inputs.end());
     Config.Results->store(
         Key,
-        {Outcome.Findings, Outcome.Digests, Outcome.Notices, Outcome.Summary},
+        {std::nullopt, Outcome.Findings, Outcome.Digests, Outcome.Notices,
+         Outcome.Summary},
         Inputs);
   }
   Result.Findings = std::move(Outcome.Findings);

@@ -46,6 +46,13 @@ std::optional<FileStamp> stampFile(const std::string &Path) {
   return FileStamp{Path, S->Size, S->ModificationTime, *Digest};
 }
 
+FileStamp absentFile(const std::string &Path) {
+  FileStamp Stamp;
+  Stamp.Path = Path;
+  Stamp.Absent = true;
+  return Stamp;
+}
+
 std::optional<std::vector<FileStamp>>
 stampsOf(const clang::FileManager &Files) {
   llvm::SmallVector<clang::OptionalFileEntryRef, 0> Known;
@@ -68,6 +75,8 @@ stampsOf(const clang::FileManager &Files) {
 }
 
 bool unchanged(const FileStamp &Stamp) {
+  if (Stamp.Absent)
+    return !llvm::sys::fs::exists(Stamp.Path);
   std::optional<Status> S = statusOf(Stamp.Path);
   if (!S || S->Size != Stamp.Size)
     return false;
@@ -78,6 +87,11 @@ bool unchanged(const FileStamp &Stamp) {
 
 bool sameSizeAndTime(const std::vector<FileStamp> &Stamps) {
   for (const FileStamp &Stamp : Stamps) {
+    if (Stamp.Absent) {
+      if (llvm::sys::fs::exists(Stamp.Path))
+        return false;
+      continue;
+    }
     std::optional<Status> S = statusOf(Stamp.Path);
     if (!S || S->Size != Stamp.Size ||
         S->ModificationTime != Stamp.ModificationTime)
@@ -95,8 +109,12 @@ bool unchanged(const std::vector<FileStamp> &Stamps) {
 
 nlohmann::json toJson(const std::vector<FileStamp> &Stamps) {
   nlohmann::json List = nlohmann::json::array();
+  // An absent file is its path alone.
   for (const FileStamp &S : Stamps)
-    List.push_back({S.Path, S.Size, S.ModificationTime, S.Digest});
+    List.push_back(S.Absent ? nlohmann::json::array({S.Path})
+                            : nlohmann::json::array({S.Path, S.Size,
+                                                     S.ModificationTime,
+                                                     S.Digest}));
   return List;
 }
 
@@ -104,8 +122,12 @@ std::vector<FileStamp> stampsFromJson(const nlohmann::json &List) {
   std::vector<FileStamp> Stamps;
   for (const nlohmann::json &Item :
        List.get_ref<const nlohmann::json::array_t &>())
-    Stamps.push_back({Item.at(0).get<std::string>(), Item.at(1).get<uint64_t>(),
-                      Item.at(2).get<int64_t>(), Item.at(3).get<uint64_t>()});
+    Stamps.push_back(
+        Item.size() == 1
+            ? absentFile(Item.at(0).get<std::string>())
+            : FileStamp{Item.at(0).get<std::string>(),
+                        Item.at(1).get<uint64_t>(), Item.at(2).get<int64_t>(),
+                        Item.at(3).get<uint64_t>()});
   return Stamps;
 }
 

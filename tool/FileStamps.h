@@ -27,7 +27,13 @@ struct FileStamp {
   uint64_t Size = 0;
   int64_t ModificationTime = 0; ///< nanoseconds since the epoch
   uint64_t Digest = 0;          ///< xxh3 of the contents
+  /// The path did not exist: a header searched for and not found there,
+  /// whose appearance changes what the parse would find.
+  bool Absent = false;
 };
+
+/// A place where no file is, as it was seen.
+FileStamp absentFile(const std::string &Path);
 
 /// The file as it is now; none when it cannot be read.
 std::optional<FileStamp> stampFile(const std::string &Path);

@@ -17,6 +17,8 @@ std::optional<CachedResult> ResultCache::lookup(const std::string &Key,
     if (!unchanged(stampsFromJson(Entry->at("inputs"))))
       return std::nullopt;
     CachedResult Result;
+    if (Entry->contains("failure"))
+      Result.Failure = Entry->at("failure").get<std::string>();
     for (const nlohmann::json &F :
          Entry->at("findings").get_ref<const nlohmann::json::array_t &>())
       Result.Findings.push_back(findingFromJson(F));
@@ -41,6 +43,8 @@ void ResultCache::store(const std::string &Key, const CachedResult &Result,
                           {"summary", toJson(Result.Summary)}};
   for (const Finding &F : Result.Findings)
     Entry["findings"].push_back(toJson(F));
+  if (Result.Failure)
+    Entry["failure"] = *Result.Failure;
   // A cache that cannot be written only costs time.
   (void)Cache.write(Cache.pathFor("results", Key, ".json"), Entry);
 }

@@ -25,6 +25,10 @@
 namespace torchlint {
 
 struct CachedResult {
+  /// The unit could not be analyzed: clang's first error, reported again as
+  /// long as the files it read, and the places it searched for a missing
+  /// header, are as they were.
+  std::optional<std::string> Failure;
   std::vector<Finding> Findings;
   std::map<std::string, uint64_t> Digests;
   /// What the analysis told the user besides findings.
