@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes a compile_commands.json for every labelled sub-project of one repo.
+"""Writes a compile_commands.json for every labelled sub-project of one repo
+(with REALWORLD_ALL_SOURCES set: for every sub-project).
 
     realworld_compdb.py LABELS REPO_NAME TREE STUBS > compile_commands.json
 
@@ -44,6 +45,14 @@ def walk(top, vendored=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and
                          (vendored or d not in SKIP))
         yield folder, sorted(files)
+
+
+if os.environ.get("REALWORLD_ALL_SOURCES"):
+    # bench/sweep.sh: every source of the repo, labelled or not, so that
+    # every sub-project is a program of the database.
+    labelled = sorted(os.path.relpath(os.path.join(folder, f), tree)
+                      for folder, files in walk(tree) for f in files
+                      if f.endswith(SOURCES))
 
 
 def declares_project(folder):
