@@ -809,6 +809,23 @@ const StringLiteral *stringArgument(const Expr *E) {
   return nullptr;
 }
 
+std::optional<std::string> literalText(const Expr *E) {
+  const StringLiteral *Literal = stringArgument(E);
+  if (!Literal || Literal->getCharByteWidth() != 1)
+    return std::nullopt;
+  return Literal->getString().str();
+}
+
+llvm::StringRef registrationName(const CallExpr *Call) {
+  const auto *Method =
+      dyn_cast_or_null<CXXMethodDecl>(Call ? Call->getDirectCallee() : nullptr);
+  for (llvm::StringRef Name :
+       {"register_module", "register_parameter", "register_buffer"})
+    if (isModuleMethod(Method, Name))
+      return Name;
+  return "";
+}
+
 std::optional<DeviceLiteral> asDeviceLiteral(const Expr *E) {
   E = ignoreWrappers(E);
   if (!E)

@@ -182,6 +182,11 @@ std::optional<DeviceLiteral> asDeviceLiteral(const clang::Expr *E);
 /// The string literal E is, also as the std::string made from it (an
 /// argument that takes a std::string); null otherwise.
 const clang::StringLiteral *stringArgument(const clang::Expr *E);
+/// The text of the narrow string literal E is (stringArgument), or none.
+std::optional<std::string> literalText(const clang::Expr *E);
+/// torch::nn::Module's register_module, register_parameter or
+/// register_buffer: the method's name, or empty for any other call.
+llvm::StringRef registrationName(const clang::CallExpr *Call);
 
 /// A zero-dimensional tensor as written: a full reduction (x.sum(),
 /// x.mean()), torch::tensor(3.0), torch::scalar_tensor(1). PyTorch lets a CPU

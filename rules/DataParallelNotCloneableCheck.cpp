@@ -35,10 +35,7 @@ std::vector<const CXXMemberCallExpr *>
 registrationsIn(const FunctionDecl *Function) {
   struct Finder : RecursiveASTVisitor<Finder> {
     bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-      const CXXMethodDecl *MD = Call->getMethodDecl();
-      if (api::isModuleMethod(MD, "register_module") ||
-          api::isModuleMethod(MD, "register_parameter") ||
-          api::isModuleMethod(MD, "register_buffer"))
+      if (!api::registrationName(Call).empty())
         Calls.push_back(Call);
       return true;
     }
@@ -52,11 +49,9 @@ registrationsIn(const FunctionDecl *Function) {
   return Visitor.Calls;
 }
 
-/// The literal name a registration gives, or empty.
-std::string registeredName(const CXXMemberCallExpr *Call) {
-  const StringLiteral *Name =
-      Call->getNumArgs() ? api::stringArgument(Call->getArg(0)) : nullptr;
-  return Name ? Name->getString().str() : "";
+/// The name a registration gives, when the source writes it as a literal.
+std::optional<std::string> registeredName(const CXXMemberCallExpr *Call) {
+  return Call->getNumArgs() ? api::literalText(Call->getArg(0)) : std::nullopt;
 }
 
 /// The class declares clone() itself, or a base of the program's between it
@@ -127,20 +122,21 @@ cloneFailure(const CXXRecordDecl *RD,
   std::vector<const CXXMemberCallExpr *> Rebuilt = registrationsIn(Reset);
   std::set<std::string> RebuiltNames;
   for (const CXXMemberCallExpr *Call : Rebuilt)
-    RebuiltNames.insert(registeredName(Call));
+    if (std::optional<std::string> Name = registeredName(Call))
+      RebuiltNames.insert(*Name);
   for (const CXXConstructorDecl *Ctor : RD->ctors()) {
     const FunctionDecl *Definition = Ctor->getDefinition();
     if (!Definition || Ctor->isCopyOrMoveConstructor())
       continue;
     for (const CXXMemberCallExpr *Call : registrationsIn(Definition)) {
-      std::string Name = registeredName(Call);
-      if (Name.empty() ? Rebuilt.empty() : !RebuiltNames.count(Name))
+      std::optional<std::string> Name = registeredName(Call);
+      if (Name ? !RebuiltNames.count(*Name) : Rebuilt.empty())
         return CloneFailure{CloneFailure::RegistersOutsideReset, RD, Call};
     }
   }
   for (const CXXMemberCallExpr *Call : Rebuilt) {
     if (Call->getNumArgs() < 2 ||
-        !api::isModuleMethod(Call->getMethodDecl(), "register_module"))
+        api::registrationName(Call) != "register_module")
       continue;
     std::optional<CloneFailure> Inner =
         cloneFailure(api::moduleClassOf(Call->getArg(1)->getType()), Seen);

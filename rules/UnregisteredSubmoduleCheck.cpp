@@ -65,27 +65,6 @@ std::optional<MemberKind> memberKind(const FieldDecl *Member) {
   return MemberKind::Module;
 }
 
-/// register_module, register_parameter or register_buffer: the function's
-/// name, or empty.
-llvm::StringRef registrationName(const CallExpr *Call) {
-  const auto *Method =
-      dyn_cast_or_null<CXXMethodDecl>(Call ? Call->getDirectCallee() : nullptr);
-  for (llvm::StringRef Name :
-       {"register_module", "register_parameter", "register_buffer"})
-    if (api::isModuleMethod(Method, Name))
-      return Name;
-  return "";
-}
-
-/// The name a registration gives, when the source writes it as a literal
-/// (register_module takes a std::string made from it).
-std::optional<std::string> literalName(const Expr *E) {
-  const StringLiteral *Literal = api::stringArgument(E);
-  if (!Literal || Literal->getCharByteWidth() != 1)
-    return std::nullopt;
-  return Literal->getString().str();
-}
-
 /// The member of `this` that E is, through copies and std::move.
 const FieldDecl *memberOfThis(const Expr *E) {
   E = api::ignoreWrappers(E);
@@ -110,7 +89,7 @@ public:
     return true;
   }
   bool VisitCallExpr(CallExpr *Call) {
-    if (!registrationName(Call).empty())
+    if (!api::registrationName(Call).empty())
       Registers = true;
     if (const auto *Method =
             dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()))
@@ -230,10 +209,10 @@ public:
       : Out(Out), In(In) {}
 
   bool VisitCallExpr(CallExpr *Call) {
-    if (!registrationName(Call).empty()) {
+    if (!api::registrationName(Call).empty()) {
       Out.Registrations.push_back(
           {Call, In,
-           Call->getNumArgs() ? literalName(Call->getArg(0)) : std::nullopt,
+           Call->getNumArgs() ? api::literalText(Call->getArg(0)) : std::nullopt,
            Call->getNumArgs() > 1 ? memberOfThis(Call->getArg(1)) : nullptr});
       for (const Expr *Arg : Call->arguments())
         for (const FieldDecl *Field : namesIn(Arg).Fields)
@@ -552,7 +531,7 @@ void UnregisteredSubmoduleCheck::reportRegisteredTwice(
       const FunctionCfg *Cfg = context().cfgs(Ctx).get(First.In);
       if (!Cfg || !runsAfter(First.Call, Second.Call, *Cfg, Ctx))
         continue;
-      llvm::StringRef Register = registrationName(Second.Call);
+      llvm::StringRef Register = api::registrationName(Second.Call);
       llvm::StringRef What = Register == "register_module"      ? "Submodule"
                              : Register == "register_parameter" ? "Parameter"
                                                                 : "Buffer";
