@@ -161,12 +161,25 @@ std::vector<std::string> torchPrecompiledArguments(const std::string &Database,
   return {"--extra-arg=-include-pch", "--extra-arg=" + It->second};
 }
 
+/// clang-tidy with Args over File of Database, <torch/torch.h> precompiled
+/// where torchPrecompiledArguments() gives it.
+RunResult runClangTidy(std::vector<std::string> Args,
+                       const std::string &Database, const std::string &File) {
+  Args.push_back(File);
+  for (std::string &Arg : torchPrecompiledArguments(Database, File))
+    Args.push_back(std::move(Arg));
+  return run(TORCHLINT_CLANG_TIDY, Args);
+}
+
 /// clang-tidy over a copy of each program of each generation, two at a time.
 const std::map<std::string, TidyRun> &tidyRuns() {
   static std::map<std::string, TidyRun> Runs = [] {
     std::map<std::string, TidyRun> Result;
-    std::vector<std::pair<std::string, std::vector<std::string>>> Jobs;
-    std::vector<std::string> Databases;
+    struct Job {
+      std::string Case, Database, Copy;
+      std::vector<std::string> Args;
+    };
+    std::vector<Job> Jobs;
     for (const std::string &Case : parityCases()) {
       auto [G, Program] = splitCase(Case);
       std::string Directory = temporaryDirectory();
@@ -175,29 +188,25 @@ const std::map<std::string, TidyRun> &tidyRuns() {
       std::string Database = databaseFor(G, {Program}, Directory);
       Result[Case].Copy = Copy;
       Jobs.push_back({Case,
+                      Database,
+                      Copy,
                       {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
                        "-checks=" + tidyChecksFor(Program), "-fix-errors",
-                       "--quiet", "-p", Directory, Copy}});
-      Databases.push_back(Database);
+                       "--quiet", "-p", Directory}});
     }
     // Two workers keep CI's two cores busy, each taking the next program as
     // soon as it is done with one.
     std::vector<RunResult> Runs(Jobs.size());
     std::atomic<size_t> Next{0};
     auto Worker = [&] {
-      for (size_t J = Next++; J < Jobs.size(); J = Next++) {
-        std::vector<std::string> Args = Jobs[J].second;
-        for (std::string &Arg :
-             torchPrecompiledArguments(Databases[J], Args.back()))
-          Args.push_back(std::move(Arg));
-        Runs[J] = run(TORCHLINT_CLANG_TIDY, Args);
-      }
+      for (size_t J = Next++; J < Jobs.size(); J = Next++)
+        Runs[J] = runClangTidy(Jobs[J].Args, Jobs[J].Database, Jobs[J].Copy);
     };
     std::thread Other(Worker);
     Worker();
     Other.join();
     for (size_t J = 0; J < Jobs.size(); ++J)
-      Result[Jobs[J].first].Run = std::move(Runs[J]);
+      Result[Jobs[J].Case].Run = std::move(Runs[J]);
     return Result;
   }();
   return Runs;
@@ -355,14 +364,10 @@ TEST(Plugin, RuleOptionsComeFromTheSameClangTidyFile) {
   EXPECT_NE(Default.Stdout.find("2 workers"), std::string::npos)
       << Default.Stdout;
 
-  std::vector<std::string> TidyArgs = {
-      "--load=" + std::string(TORCHLINT_TIDY_PLUGIN), "--config-file=" + Config,
-      "--quiet", "-p", fs::path(Database).parent_path().string(),
-      dataFile("loader_options.cpp")};
-  for (std::string &Arg :
-       torchPrecompiledArguments(Database, dataFile("loader_options.cpp")))
-    TidyArgs.push_back(std::move(Arg));
-  RunResult Tidy = run(TORCHLINT_CLANG_TIDY, TidyArgs);
+  RunResult Tidy = runClangTidy(
+      {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN), "--config-file=" + Config,
+       "--quiet", "-p", fs::path(Database).parent_path().string()},
+      Database, dataFile("loader_options.cpp"));
   EXPECT_NE(Tidy.Stdout.find("7 workers"), std::string::npos)
       << Tidy.Stdout << Tidy.Stderr;
 
@@ -397,14 +402,10 @@ TEST(Plugin, ABadOptionValueIsOneWarningAndDumpConfigListsOptions) {
   EXPECT_NE(Cli.Stdout.find("2 workers"), std::string::npos) << Cli.Stdout;
   EXPECT_NE(readFile(Sarif).find(Said), std::string::npos);
 
-  std::vector<std::string> TidyArgs = {
-      "--load=" + std::string(TORCHLINT_TIDY_PLUGIN), "--config-file=" + Config,
-      "-p", fs::path(Database).parent_path().string(),
-      dataFile("loader_options.cpp")};
-  for (std::string &Arg :
-       torchPrecompiledArguments(Database, dataFile("loader_options.cpp")))
-    TidyArgs.push_back(std::move(Arg));
-  RunResult Tidy = run(TORCHLINT_CLANG_TIDY, TidyArgs);
+  RunResult Tidy = runClangTidy(
+      {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN), "--config-file=" + Config,
+       "-p", fs::path(Database).parent_path().string()},
+      Database, dataFile("loader_options.cpp"));
   EXPECT_NE((Tidy.Stdout + Tidy.Stderr)
                 .find("invalid configuration value "
                       "'many' for option "

@@ -311,14 +311,22 @@ std::pair<const Generation &, std::string> splitCase(const std::string &Case) {
   return {generation(Case.substr(0, Slash)), Case.substr(Slash + 1)};
 }
 
+namespace {
+/// Analysis::ByFile, from its Output's findings.
+void indexFindingsByFile(Analysis &A) {
+  A.ByFile.clear();
+  for (const json &F : A.Output["findings"])
+    A.ByFile[F["file"].get<std::string>()].push_back(F);
+}
+} // namespace
+
 Analysis analyze(const std::vector<std::string> &Args) {
   Analysis A;
   A.Run = run(torchlintBinary(), Args);
   A.Output = json::parse(A.Run.Stdout, nullptr, /*allow_exceptions=*/false);
   if (A.Output.is_discarded())
     return A;
-  for (const json &F : A.Output["findings"])
-    A.ByFile[F["file"].get<std::string>()].push_back(F);
+  indexFindingsByFile(A);
   for (const json &F : A.Output["failures"])
     A.Failures[F["file"].get<std::string>()] = F["message"].get<std::string>();
   return A;
@@ -464,13 +472,7 @@ Analysis analyzeTestInputs(const Generation &G,
     if (RunsThere(F))
       Kept.push_back(F);
   A.Output["findings"] = Kept;
-  for (auto It = A.ByFile.begin(); It != A.ByFile.end();) {
-    std::vector<json> &Findings = It->second;
-    Findings.erase(std::remove_if(Findings.begin(), Findings.end(),
-                                  [&](const json &F) { return !RunsThere(F); }),
-                   Findings.end());
-    It = Findings.empty() ? A.ByFile.erase(It) : std::next(It);
-  }
+  indexFindingsByFile(A);
   return A;
 }
 
