@@ -1,6 +1,7 @@
 #include "analysis/AnalysisContext.h"
 
 #include "analysis/AutocastFlow.h"
+#include "analysis/CodeWithErrors.h"
 #include "analysis/DebugRegions.h"
 #include "analysis/DeviceFlow.h"
 #include "analysis/FunctionCfg.h"
@@ -66,6 +67,12 @@ Analysis &madeFor(std::unique_ptr<Analysis> &Slot, ASTContext &Ctx,
   return *Slot;
 }
 } // namespace
+
+bool AnalysisContext::inCodeWithErrors(ASTContext &Ctx, SourceLocation Loc) {
+  return madeFor(Errors, Ctx, [&] {
+           return std::make_unique<CodeWithErrors>(Ctx, Code);
+         }).contains(Loc);
+}
 
 UnitIndex &AnalysisContext::unitIndex(ASTContext &Ctx) {
   return madeFor(Index, Ctx,

@@ -31,6 +31,7 @@ class SourceManager;
 namespace torchlint {
 
 class AutocastFlow;
+class CodeWithErrors;
 class DebugRegions;
 class DeviceFlow;
 class FunctionCfgCache;
@@ -71,6 +72,10 @@ public:
   bool inDebugOnlyCode(clang::SourceLocation Loc,
                        const clang::SourceManager &SM) const;
 
+  /// Loc is where clang recovered from a compile error of the unit: no rule
+  /// reports there.
+  bool inCodeWithErrors(clang::ASTContext &Ctx, clang::SourceLocation Loc);
+
   /// Who calls what in the unit.
   UnitIndex &unitIndex(clang::ASTContext &Ctx);
   /// The device flow of a run on a machine with a GPU.
@@ -110,6 +115,7 @@ private:
   /// Gives Cfgs this context's budget, and its overruns to the sink.
   void limit(FunctionCfgCache &Cfgs);
   std::unique_ptr<UnitIndex> Index;
+  std::unique_ptr<CodeWithErrors> Errors;
   std::unique_ptr<DeviceFlow> WithGpu;
   std::unique_ptr<DeviceFlow> WithoutGpu;
   /// The CFGs the flows of AutocastFlow and ModuleModes run on, built once.

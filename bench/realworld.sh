@@ -53,11 +53,13 @@ for entry in $(tail -n +2 "$labels" | cut -f1,2 | sort -u | tr '\t' '@'); do
   start=$SECONDS
   "$torchlint" --format=sarif --no-cache -o "$out/$name.sarif" "$out/$name.json" > "$out/$name.log" 2>&1
   status=$?
-  echo "$name: exit $status, $units units, $(grep -c 'could not analyze' "$out/$name.log") not analyzed, $((SECONDS - start)) s"
-  # A unit torchlint could not analyze is its failure only if clang parses
-  # it with the same flags.
-  grep -o 'could not analyze [^:]*' "$out/$name.log" | cut -d' ' -f4 | sort -u |
-    while read -r unit; do
+  echo "$name: exit $status, $units units, $(grep -c ' could not be analyzed: ' "$out/$name.log") not analyzed, $(grep -c ' does not compile; ' "$out/$name.log") analyzed in part, $((SECONDS - start)) s"
+  # A unit torchlint could not analyze, or analyzed only in part, is its
+  # failure only if clang parses it with the same flags.
+  sed -n -e 's/^torchlint: error: \(.*\) could not be analyzed: .*/not analyzed\t\1/p' \
+         -e 's/^torchlint: error: \(.*\) does not compile; .*/analyzed in part\t\1/p' \
+         "$out/$name.log" | sort -u |
+    while IFS=$'\t' read -r how unit; do
       verdict=$(python3 - "$out/$name.json" "$unit" <<'PY'
 import json, os, subprocess, sys
 for entry in json.load(open(sys.argv[1])):
@@ -73,7 +75,7 @@ for entry in json.load(open(sys.argv[1])):
           else "clang fails too: " + (errors[0] if errors else "exit %d" % run.returncode))
 PY
 )
-      echo "  not analyzed: ${unit#$tree/} ($verdict)"
+      echo "  $how: ${unit#$tree/} ($verdict)"
     done
 done
 python3 "$root/bench/realworld_score.py" "$labels" "$out"

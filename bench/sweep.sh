@@ -67,12 +67,14 @@ kinds = collections.defaultdict(list)
 for failure in run["failures"]:
     message = failure["message"]
     header = re.search(r"'([^']+)' file not found", message)
+    # A unit with compile errors is analyzed where clang recovered.
+    how = "analyzed in part, " if failure.get("analyzedInPart") else ""
     if "crashed" in message:
         kinds["crash"].append(failure["file"])
     elif "took longer than" in message:
         kinds["past the timeout"].append(failure["file"])
     elif header:
-        kinds["missing header " + header.group(1)].append(failure["file"])
+        kinds[how + "missing header " + header.group(1)].append(failure["file"])
     else:
         # Code that does not build with this toolchain and libtorch is the
         # project's, not torchlint's, if clang fails on it too.
@@ -88,11 +90,13 @@ for failure in run["failures"]:
                                    cwd=entry["directory"], capture_output=True)
             if clang.returncode != 0:
                 verdict = "clang fails too"
-        kinds[verdict + ": " + message.split("error: ", 1)[-1]].append(
+        kinds[how + verdict + ": " + message.split("error: ", 1)[-1]].append(
             failure["file"])
-failed = sum(len(v) for v in kinds.values())
+failed = sum(len(v) for k, v in kinds.items() if not k.startswith("analyzed"))
+in_part = sum(len(v) for k, v in kinds.items() if k.startswith("analyzed"))
 print(f"{name}: {units} units in {seconds} s, exit {status}, "
-      f"{len(run['findings'])} findings, {failed} not analyzed")
+      f"{len(run['findings'])} findings, {failed} not analyzed, "
+      f"{in_part} analyzed in part")
 for kind, files in sorted(kinds.items()):
     print(f"  {len(files)} {kind}: {', '.join(sorted(files)[:3])}"
           + (" ..." if len(files) > 3 else ""))

@@ -82,6 +82,10 @@ public:
   FindingBuilder &replace(clang::SourceRange TokenRange, llvm::StringRef Text);
   FindingBuilder &remove(clang::CharSourceRange Range);
   FindingBuilder &recipe(nlohmann::json Recipe);
+  /// No fix-its, whatever is added.
+  void withholdFixIts() { FixWithheld = true; }
+  /// Not reported after all.
+  void discard() { Reported = false; }
 
 private:
   void addFix(clang::CharSourceRange Range, llvm::StringRef Text);

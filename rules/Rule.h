@@ -17,6 +17,7 @@
 #include "core/RuleInfo.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 
@@ -40,10 +41,19 @@ public:
   llvm::StringRef getID() const final { return Info.Id; }
 
 protected:
+  /// A finding at Range. Not where clang recovered from a compile error,
+  /// and without fix-its in a unit with errors: they would be computed on a
+  /// guess, and clang-tidy withholds them there too.
   FindingBuilder report(clang::ASTContext &Ctx, clang::SourceRange Range,
                         const llvm::Twine &Message) {
-    return FindingBuilder(Context.userCode(), Context.sink(), Ctx, Info, Range,
-                          Message);
+    FindingBuilder Builder(Context.userCode(), Context.sink(), Ctx, Info,
+                           Range, Message);
+    if (Ctx.getDiagnostics().hasErrorOccurred()) {
+      Builder.withholdFixIts();
+      if (Context.inCodeWithErrors(Ctx, Range.getBegin()))
+        Builder.discard();
+    }
+    return Builder;
   }
   AnalysisContext &context() { return Context; }
   /// An option of this rule, read where the rule is made: a rule reads its

@@ -139,9 +139,44 @@ TEST(ExitStatus, TwoWhenAUnitFailsAndTheOthersAreStillReported) {
                 "'missing_header.h' file not found"),
             std::string::npos);
   EXPECT_EQ(Output["translationUnits"], 2);
-  EXPECT_NE(R.Stderr.find("could not analyze " + dataFile("broken.cpp")),
+  EXPECT_NE(R.Stderr.find(dataFile("broken.cpp") + " does not compile"),
             std::string::npos)
       << R.Stderr;
+}
+
+// As clang-tidy: a unit with compile errors (here a header the build
+// generates, not there yet) is analyzed where clang recovered, never where
+// it had to guess, and without fix-its; the run still fails with status 2.
+TEST(ExitStatus, AUnitThatDoesNotCompileIsAnalyzedWhereClangRecovered) {
+  std::string Cache = temporaryDirectory();
+  std::vector<std::string> Args = {"--format=json", "--cache-dir=" + Cache,
+                                   databaseFor({"missing_generated_header.cpp"})};
+  RunResult Cold = torchlint(Args);
+  EXPECT_EQ(Cold.ExitCode, 2) << Cold.Stderr;
+  EXPECT_NE(Cold.Stderr.find(dataFile("missing_generated_header.cpp") +
+                             " does not compile; analyzed only where clang "
+                             "recovered, without fix-its"),
+            std::string::npos)
+      << Cold.Stderr;
+  json Output = json::parse(Cold.Stdout);
+  ASSERT_EQ(Output["failures"].size(), 1u) << Cold.Stdout;
+  EXPECT_TRUE(Output["failures"][0]["analyzedInPart"].get<bool>());
+  EXPECT_NE(Output["failures"][0]["message"].get<std::string>().find(
+                "'generated/model_config.h' file not found"),
+            std::string::npos);
+  EXPECT_EQ(linesOf(Output, "torch-device-mismatch"),
+            (std::vector<unsigned>{13}))
+      << Cold.Stdout;
+  EXPECT_EQ(linesOf(Output, "torch-unchecked-cuda"),
+            (std::vector<unsigned>{8}));
+  for (const json &F : Output["findings"]) {
+    EXPECT_NE(F["line"], 15) << F;
+    EXPECT_TRUE(F["fixes"].empty()) << F;
+  }
+  // The cache keeps the unit's error with its findings.
+  RunResult Warm = torchlint(Args);
+  EXPECT_EQ(Warm.ExitCode, 2);
+  EXPECT_EQ(Warm.Stdout, Cold.Stdout);
 }
 
 TEST(Suppression, NolintFormsAsClangTidy) {

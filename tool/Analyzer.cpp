@@ -82,6 +82,8 @@ public:
   /// The text each file with fix-its had when it was parsed.
   std::map<std::string, uint64_t> Digests;
   UnitSummary Summary;
+  /// The rules ran over the unit's AST.
+  bool Analyzed = false;
 };
 
 class TorchlintConsumer : public ASTConsumer {
@@ -107,9 +109,9 @@ public:
                             D->getASTContext().getSourceManager());
   }
 
+  // A unit with compile errors is analyzed as far as clang recovered, as
+  // clang-tidy does; the rules stay silent where it had to guess.
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    if (Diags.hasErrorOccurred())
-      return;
     Ctx.setTraversalScope(TopLevel);
     AnalysisContext Context(Code, Sink, Config.Options);
     Context.useDebugRegions(&Debug);
@@ -126,6 +128,7 @@ public:
     Finder.matchAST(Ctx);
     Sink.Summary = Context.deviceFlow(Ctx).summarize();
     recordDigests(Ctx.getSourceManager());
+    Sink.Analyzed = true;
   }
 
 private:
@@ -204,6 +207,10 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
     CI.getFrontendOpts().SkipFunctionBodies = true;
+    // After a fatal error (a header not found) clang stops instantiating
+    // templates, which leaves every libtorch call of the unit untyped; as an
+    // error, the rest of the unit is analyzed as clangd shows it.
+    CI.getDiagnostics().setFatalsAsError(true);
     auto Consumer = std::make_unique<TorchlintConsumer>(Config, Imports, Sink,
                                                         CI.getDiagnostics());
     Preprocessor &PP = CI.getPreprocessor();
@@ -244,6 +251,9 @@ std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
   // Without carets clang does not print its own "1 error generated." line:
   // a unit that fails is one line of torchlint's.
   Extra.push_back("-fno-caret-diagnostics");
+  // Past clang's default limit of errors the rest of the unit is not
+  // analyzed as it should be.
+  Extra.push_back("-ferror-limit=0");
   Args.insert(Args.begin() + 1, Extra.begin(), Extra.end());
   return Args;
 }
@@ -251,6 +261,8 @@ std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
 /// One parse of a unit with the given arguments.
 struct ParseOutcome {
   std::optional<std::string> Failure;
+  /// clang's first error, in a unit analyzed as far as clang recovered.
+  std::optional<std::string> CompileError;
   std::vector<Finding> Findings;
   std::map<std::string, uint64_t> Digests;
   std::vector<std::string> Notices;
@@ -286,26 +298,27 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
                       "translation unit (please report it with the file)";
     return Outcome;
   }
-  if (!Run.Succeeded || Errors.getNumErrors() > 0) {
-    Outcome.Failure = Errors.First.empty()
-                          ? Entry.File + ": error: clang could not parse "
-                                         "this translation unit"
-                          : Errors.First;
-    // A failure is a result too, kept until a file it read changes or a
-    // header it missed appears.
-    if (Config.Results && Run.Files)
-      if ((Outcome.Inputs = stampsOf(*Run.Files)))
-        for (const std::string &Place : MissingHeaderPlaces)
-          if (!llvm::sys::fs::exists(Place))
-            Outcome.Inputs->push_back(absentFile(Place));
-    return Outcome;
+  bool HasErrors = !Run.Succeeded || Errors.getNumErrors() > 0;
+  if (HasErrors) {
+    std::string First = Errors.First.empty()
+                            ? Entry.File + ": error: clang could not parse "
+                                           "this translation unit"
+                            : Errors.First;
+    (Sink.Analyzed ? Outcome.CompileError : Outcome.Failure) = First;
   }
+  // A unit with errors is a result too, kept until a file it read changes
+  // or a header it missed appears.
+  if (Config.Results && Run.Files)
+    if ((Outcome.Inputs = stampsOf(*Run.Files)) && HasErrors)
+      for (const std::string &Place : MissingHeaderPlaces)
+        if (!llvm::sys::fs::exists(Place))
+          Outcome.Inputs->push_back(absentFile(Place));
+  if (Outcome.Failure)
+    return Outcome;
   Outcome.Findings = std::move(Sink.Findings);
   Outcome.Digests = std::move(Sink.Digests);
   Outcome.Notices = std::move(Sink.Notices);
   Outcome.Summary = std::move(Sink.Summary);
-  if (Config.Results)
-    Outcome.Inputs = stampsOf(*Run.Files);
   return Outcome;
 }
 
@@ -323,7 +336,7 @@ std::string resultKey(const CompileEntry &Entry,
                       const AnalyzerConfig &Config,
                       const ImportedSummaries &Imports) {
   return CacheDirectory::keyOf(
-      {"result-4", Config.ToolIdentity, Entry.Directory, Entry.File,
+      {"result-5", Config.ToolIdentity, Entry.Directory, Entry.File,
        joined(Arguments), joined(Config.Rules), Config.HeaderFilter,
        Config.OptionsKey, std::to_string(Config.FlowBudget),
        toJson(Imports).dump()});
@@ -414,6 +427,7 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
       Result.Warnings.push_back(Problem);
     if (Cached) {
       Result.Failure = std::move(Cached->Failure);
+      Result.CompileError = std::move(Cached->CompileError);
       Result.Findings = std::move(Cached->Findings);
       Result.Digests = std::move(Cached->Digests);
       Result.Warnings.insert(Result.Warnings.end(), Cached->Notices.begin(),
@@ -437,13 +451,15 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
   ParseOutcome Outcome =
       Header ? parseUnit(Entry, withHeader(Arguments, *Header), Config, Imports)
              : parseUnit(Entry, Arguments, Config, Imports);
-  if (Header && Outcome.Failure) {
+  if (Header && (Outcome.Failure || Outcome.CompileError)) {
     // The unit's own error, or a header clang would not load: a plain parse
     // tells which.
     ParseOutcome Plain = parseUnit(Entry, Arguments, Config, Imports);
-    if (!Plain.Failure) {
+    if (!Plain.Failure && !Plain.CompileError) {
       Result.Warnings.push_back("the precompiled header " + Header->Path +
-                                " could not be used (" + *Outcome.Failure +
+                                " could not be used (" +
+                                *(Outcome.Failure ? Outcome.Failure
+                                                  : Outcome.CompileError) +
                                 "); parsed without it");
       Config.Prefixes->discard(*Header);
       Header.reset();
@@ -452,7 +468,7 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
   }
   if (Outcome.Failure) {
     if (Config.Results && Outcome.Inputs)
-      Config.Results->store(Key, {Outcome.Failure, {}, {}, {}, {}},
+      Config.Results->store(Key, {Outcome.Failure, {}, {}, {}, {}, {}},
                             *Outcome.Inputs);
     Result.Failure = std::move(Outcome.Failure);
     return Result;
@@ -463,10 +479,11 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
       Inputs.insert(Inputs.end(), Header->Inputs.begin(), Header->Inputs.end());
     Config.Results->store(
         Key,
-        {std::nullopt, Outcome.Findings, Outcome.Digests, Outcome.Notices,
-         Outcome.Summary},
+        {std::nullopt, Outcome.CompileError, Outcome.Findings,
+         Outcome.Digests, Outcome.Notices, Outcome.Summary},
         Inputs);
   }
+  Result.CompileError = std::move(Outcome.CompileError);
   Result.Findings = std::move(Outcome.Findings);
   Result.Digests = std::move(Outcome.Digests);
   Result.Warnings.insert(Result.Warnings.end(), Outcome.Notices.begin(),

@@ -44,6 +44,10 @@ struct TranslationUnitResult {
   /// Set when the unit could not be analyzed: clang's first error, as
   /// "path:line:col: error: message", or why the driver refused it.
   std::optional<std::string> Failure;
+  /// Set when the unit has compile errors that clang recovered from: its
+  /// first error. The findings and the summary are those of the code clang
+  /// could make sense of, without fix-its.
+  std::optional<std::string> CompileError;
   /// What the user should know about how the unit was analyzed: flags
   /// dropped from its compile command, a function an analysis gave up on.
   std::vector<std::string> Warnings;

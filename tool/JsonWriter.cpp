@@ -18,7 +18,9 @@ void writeJson(const Report &R, llvm::raw_ostream &OS) {
   Root["failures"] = nlohmann::json::array();
   for (const AnalysisFailure &Failure : R.Failures)
     Root["failures"].push_back(
-        {{"file", Failure.File}, {"message", Failure.Message}});
+        {{"file", Failure.File},
+         {"message", Failure.Message},
+         {"analyzedInPart", Failure.AnalyzedInPart}});
   Root["warnings"] = nlohmann::json::array();
   for (const AnalysisFailure &Warning : R.Warnings)
     Root["warnings"].push_back(

@@ -20,7 +20,17 @@ struct AnalysisFailure {
   std::string File;
   /// clang's first error, "path:line:col: error: message"; or the warning.
   std::string Message;
+  /// The unit has compile errors and was analyzed where clang recovered.
+  bool AnalyzedInPart = false;
 };
+
+/// What a failure means for the unit's findings, before its message.
+inline const char *consequence(const AnalysisFailure &Failure) {
+  return Failure.AnalyzedInPart
+             ? "does not compile; analyzed only where clang recovered, "
+               "without fix-its"
+             : "could not be analyzed";
+}
 
 struct Report {
   /// Sorted, de-duplicated, suppressions removed.

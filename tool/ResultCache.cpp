@@ -19,6 +19,8 @@ std::optional<CachedResult> ResultCache::lookup(const std::string &Key,
     CachedResult Result;
     if (Entry->contains("failure"))
       Result.Failure = Entry->at("failure").get<std::string>();
+    if (Entry->contains("compileError"))
+      Result.CompileError = Entry->at("compileError").get<std::string>();
     for (const nlohmann::json &F :
          Entry->at("findings").get_ref<const nlohmann::json::array_t &>())
       Result.Findings.push_back(findingFromJson(F));
@@ -45,6 +47,8 @@ void ResultCache::store(const std::string &Key, const CachedResult &Result,
     Entry["findings"].push_back(toJson(F));
   if (Result.Failure)
     Entry["failure"] = *Result.Failure;
+  if (Result.CompileError)
+    Entry["compileError"] = *Result.CompileError;
   // A cache that cannot be written only costs time.
   (void)Cache.write(Cache.pathFor("results", Key, ".json"), Entry);
 }

@@ -29,6 +29,8 @@ struct CachedResult {
   /// long as the files it read, and the places it searched for a missing
   /// header, are as they were.
   std::optional<std::string> Failure;
+  /// The unit was analyzed as far as clang recovered from this error.
+  std::optional<std::string> CompileError;
   std::vector<Finding> Findings;
   std::map<std::string, uint64_t> Digests;
   /// What the analysis told the user besides findings.

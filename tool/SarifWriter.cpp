@@ -276,8 +276,13 @@ void writeSarif(const Report &R, SourceCache &Sources,
                          {{"artifactLocation",
                            Builder.artifactLocation(About.File)}}}}})}});
   };
-  for (const AnalysisFailure &Failure : R.Failures)
+  for (AnalysisFailure Failure : R.Failures) {
+    if (Failure.AnalyzedInPart)
+      Failure.Message = "Analyzed only where clang recovered from the "
+                        "unit's compile errors, without fix-its: " +
+                        Failure.Message;
     Notify(Failure, "error");
+  }
   for (const AnalysisFailure &Warning : R.Warnings)
     Notify(Warning, "warning");
 

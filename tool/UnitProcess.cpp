@@ -18,6 +18,8 @@ nlohmann::json toJson(const TranslationUnitResult &Result) {
                       {"findings", nlohmann::json::array()}};
   if (Result.Failure)
     J["failure"] = *Result.Failure;
+  if (Result.CompileError)
+    J["compileError"] = *Result.CompileError;
   if (Result.Summary)
     J["summary"] = toJson(*Result.Summary);
   for (const Finding &F : Result.Findings)
@@ -33,6 +35,8 @@ TranslationUnitResult unitResultFromJson(const nlohmann::json &J) {
   Result.FromCache = J.at("fromCache").get<bool>();
   if (J.contains("failure"))
     Result.Failure = J.at("failure").get<std::string>();
+  if (J.contains("compileError"))
+    Result.CompileError = J.at("compileError").get<std::string>();
   if (J.contains("summary"))
     Result.Summary = unitSummaryFromJson(J.at("summary"));
   for (const nlohmann::json &F :

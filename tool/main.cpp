@@ -134,6 +134,8 @@ Report buildReport(std::vector<TranslationUnitResult> Results,
   for (TranslationUnitResult &Unit : Results) {
     if (Unit.Failure)
       R.Failures.push_back({Unit.File, *Unit.Failure});
+    if (Unit.CompileError)
+      R.Failures.push_back({Unit.File, *Unit.CompileError, true});
     for (std::string &Warning : Unit.Warnings)
       R.Warnings.push_back({Unit.File, std::move(Warning)});
     R.Digests.insert(Unit.Digests.begin(), Unit.Digests.end());
@@ -210,8 +212,12 @@ void summarize(const Report &R, llvm::raw_ostream &OS) {
      << (Counts[1] == 1 ? " warning, " : " warnings, ") << Counts[0]
      << (Counts[0] == 1 ? " note" : " notes") << ") in " << R.TranslationUnits
      << (R.TranslationUnits == 1 ? " translation unit" : " translation units");
-  if (!R.Failures.empty())
-    OS << ", " << R.Failures.size() << " not analyzed";
+  size_t InPart = llvm::count_if(
+      R.Failures, [](const AnalysisFailure &F) { return F.AnalyzedInPart; });
+  if (R.Failures.size() > InPart)
+    OS << ", " << R.Failures.size() - InPart << " not analyzed";
+  if (InPart)
+    OS << ", " << InPart << " analyzed in part";
   OS << '\n';
 }
 
@@ -522,8 +528,8 @@ int main(int Argc, const char **Argv) {
     llvm::errs() << "torchlint: warning: " << Warning.File << ": "
                  << Warning.Message << '\n';
   for (const AnalysisFailure &Failure : R.Failures)
-    llvm::errs() << "torchlint: error: could not analyze " << Failure.File
-                 << ": " << Failure.Message << '\n';
+    llvm::errs() << "torchlint: error: " << Failure.File << " "
+                 << consequence(Failure) << ": " << Failure.Message << '\n';
 
   if (O.Fix) {
     FixOutcome Outcome = applyFixes(R.Findings, Sources, R.Digests);
@@ -552,8 +558,9 @@ int main(int Argc, const char **Argv) {
       Report Next = buildReport(std::move(OfFixed), Rules, Fixed);
       if (!Next.Failures.empty()) {
         for (const AnalysisFailure &Failure : Next.Failures)
-          llvm::errs() << "torchlint: error: after fixing, could not analyze "
-                       << Failure.File << ": " << Failure.Message << '\n';
+          llvm::errs() << "torchlint: error: after fixing, " << Failure.File
+                       << " " << consequence(Failure) << ": "
+                       << Failure.Message << '\n';
         break;
       }
       if (Baseline)
