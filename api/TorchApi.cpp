@@ -501,6 +501,13 @@ bool isLossFunction(const FunctionDecl *FD) {
          Name == "nll_loss2d" || Name == "cosine_embedding_loss";
 }
 
+bool needsCpuArgument(const FunctionDecl *FD, unsigned Index) {
+  // The lengths of a packed sequence are read on the host (libtorch 1.7 and
+  // later refuse them on a GPU).
+  return Index == 1 && !isa_and_nonnull<CXXMethodDecl>(FD) &&
+         torchFunctionName(FD) == "pack_padded_sequence";
+}
+
 bool isTensorMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
   if (!MD || !MD->getDeclName().isIdentifier())
     return false;
@@ -514,9 +521,17 @@ bool isTensorMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
 bool isModuleTo(const CXXMethodDecl *MD) { return isModuleMethod(MD, "to"); }
 
 bool isModuleMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
-  return MD && MD->getDeclName().isIdentifier() && MD->getName() == Name &&
-         (hasQualifiedName(MD->getParent(), "torch::nn::Module") ||
-          isScriptModuleClass(MD->getParent()));
+  if (!MD || !MD->getDeclName().isIdentifier() || MD->getName() != Name)
+    return false;
+  if (hasQualifiedName(MD->getParent(), "torch::nn::Module") ||
+      isScriptModuleClass(MD->getParent()))
+    return true;
+  // A module of the program that overrides it (a to() that also moves a
+  // TorchScript backbone it holds) does what the base does, and more.
+  return llvm::any_of(MD->overridden_methods(),
+                      [&](const CXXMethodDecl *Base) {
+                        return isModuleMethod(Base, Name);
+                      });
 }
 
 std::string scalarTypeName(const Expr *E) {

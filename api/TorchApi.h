@@ -120,6 +120,9 @@ llvm::StringRef torchFunctionName(const clang::FunctionDecl *FD);
 bool isFactoryFunction(const clang::FunctionDecl *FD);
 bool isLikeFactory(const clang::FunctionDecl *FD);
 bool isLossFunction(const clang::FunctionDecl *FD);
+/// Argument Index of a call to FD must be a CPU tensor: the lengths of
+/// torch::nn::utils::rnn::pack_padded_sequence.
+bool needsCpuArgument(const clang::FunctionDecl *FD, unsigned Index);
 
 /// The method is declared by at::Tensor (or at::TensorBase) with this name.
 bool isTensorMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name = "");

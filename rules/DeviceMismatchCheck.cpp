@@ -2,6 +2,7 @@
 
 #include "common/Scenarios.h"
 
+#include "analysis/UnitIndex.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
@@ -54,6 +55,29 @@ bool agreesSometimes(const FactSet &A, const FactSet &B) {
         AgreesWithAll = false;
     if (AgreesWithAll)
       return true;
+  }
+  return false;
+}
+
+/// The function also hands Input's variable to an API that needs it on the
+/// CPU (the lengths of a packed sequence): it is kept there by design, and a
+/// module given it uses it on the host in the same way.
+bool keptOnCpuByDesign(const Expr *Input, const FunctionDecl *Scope,
+                       ASTContext &Ctx) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(api::ignoreWrappers(Input));
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Scope || !Scope->hasBody())
+    return false;
+  for (const BoundNodes &Nodes :
+       match(findAll(callExpr().bind("call")), *Scope->getBody(), Ctx)) {
+    const auto *Call = Nodes.getNodeAs<CallExpr>("call");
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      const auto *Arg =
+          dyn_cast<DeclRefExpr>(api::ignoreWrappers(Call->getArg(I)));
+      if (Arg && Arg->getDecl() == Var &&
+          api::needsCpuArgument(Call->getDirectCallee(), I))
+        return true;
+    }
   }
   return false;
 }
@@ -171,6 +195,9 @@ void DeviceMismatchCheck::checkModuleCall(const Expr *Call, const Expr *Module,
     if (!Pair)
       continue;
     const auto &[ModuleFact, InputFact] = *Pair;
+    if (InputFact.Kind == api::DeviceKind::CPU &&
+        keptOnCpuByDesign(Input, Flow.index().enclosingFunction(Input), Ctx))
+      continue;
     std::string InputName = quoted(Input, Ctx, "the input");
     bool SomePaths = agreesSometimes(ModuleFacts, InputFacts);
     bool ModuleStaysOnCpu = ModuleFact.How == Provenance::ModuleCreated;

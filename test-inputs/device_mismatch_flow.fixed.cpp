@@ -252,6 +252,57 @@ void lambda_moves_input() {
   step(torch::randn({4, 784}));
 }
 
+// Correct: a recurrent decoder's sequence lengths stay on the CPU by design,
+// since packing reads them on the host (libtorch 1.7 and later refuse them
+// on a GPU); the features it is given must still be on its device.
+struct CaptionDecoderImpl : torch::nn::Module {
+  CaptionDecoderImpl() { fc = register_module("fc", torch::nn::Linear(16, 8)); }
+  torch::Tensor forward(torch::Tensor features, torch::Tensor lengths) {
+    auto steps = lengths[0].item<int64_t>();
+    return fc->forward(features).narrow(1, 0, steps);
+  }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(CaptionDecoder);
+
+void packed_sequence_lengths() {
+  torch::NoGradGuard no_grad;
+  torch::Device device = pick_device();
+  CaptionDecoder decoder;
+  decoder->to(device);
+  auto features = torch::randn({4, 5, 16}, torch::TensorOptions().device(device));
+  auto lengths = torch::tensor({5, 4, 2, 1});
+  auto outputs = decoder->forward(features, lengths);
+  auto packed = torch::nn::utils::rnn::pack_padded_sequence(outputs, lengths,
+                                                            /*batch_first=*/true);
+  auto host_features = torch::randn({4, 5, 16}, torch::TensorOptions().device(device));
+  auto more = decoder->forward(host_features, lengths); // expect: torch-device-mismatch
+  std::cout << packed.data().sum() << more.sum() << "\n";
+}
+
+// Correct: a module that overrides to() (to move a buffer it keeps outside
+// its registered parameters) is still moved by it.
+struct BackboneImpl : torch::nn::Module {
+  BackboneImpl() { fc = register_module("fc", torch::nn::Linear(784, 10)); }
+  void to(torch::Device device, bool non_blocking = false) override {
+    torch::nn::Module::to(device, non_blocking);
+    scale = scale.to(device, non_blocking);
+  }
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x) * scale; }
+  torch::nn::Linear fc{nullptr};
+  torch::Tensor scale = torch::ones({10});
+};
+TORCH_MODULE(Backbone);
+
+void overridden_to() {
+  torch::NoGradGuard no_grad;
+  torch::Device device = pick_device();
+  Backbone backbone;
+  backbone->to(device);
+  auto x = torch::randn({2, 784}, torch::TensorOptions().device(device));
+  std::cout << backbone->forward(x).sum() << "\n";
+}
+
 int main() {
   model_moved_in_helper();
   member_model();
@@ -268,4 +319,6 @@ int main() {
   cpu_only_program();
   moved_together_when_available();
   lambda_moves_input();
+  packed_sequence_lengths();
+  overridden_to();
 }
