@@ -10,6 +10,8 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -64,6 +66,107 @@ const char *inMemoryDatasetName(const CXXRecordDecl *RD) {
   if (Name == "torch::data::datasets::TensorDataset")
     return "TensorDataset";
   return nullptr;
+}
+
+/// A call that reads what it is given: a tensor's method, a standard
+/// container's, or a standard helper (std::move, std::get, std::min); not
+/// a stream's, which reads files.
+bool readsOnly(const FunctionDecl *FD) {
+  if (!FD)
+    return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    const CXXRecordDecl *Class = MD->getParent();
+    // Operators ([] above all) have no identifier to ask isTensorMethod with.
+    if (api::isTensorMethod(MD) ||
+        llvm::is_contained({std::string("at::Tensor"), std::string("at::TensorBase")},
+                           Class->getQualifiedNameAsString()))
+      return true;
+    if (!Class->isInStdNamespace() || !Class->getIdentifier())
+      return false;
+    return llvm::StringSwitch<bool>(Class->getName())
+        .Cases("vector", "deque", "array", "map", "unordered_map", true)
+        .Cases("pair", "tuple", "shared_ptr", "unique_ptr", "optional", true)
+        .Cases("basic_string", "__normal_iterator", true)
+        .Default(false);
+  }
+  return FD->isInStdNamespace() && FD->getIdentifier() &&
+         llvm::StringSwitch<bool>(FD->getName())
+             .Cases("move", "forward", "get", "min", "max", "size", true)
+             .Default(false);
+}
+
+/// A dataset of the user's whose get() only reads what the object already
+/// holds: elements of its containers and tensors, copied or cloned. Anything
+/// else it calls (a decoder, a file read, a function of its own) may cost.
+bool getReadsOnlyMembers(const CXXRecordDecl *RD) {
+  if (!RD || !RD->hasDefinition() || api::isInTorchNamespace(RD))
+    return false;
+  const FunctionDecl *Get = nullptr;
+  for (const CXXMethodDecl *MD : RD->getDefinition()->methods())
+    if (MD->getDeclName().isIdentifier() && MD->getName() == "get")
+      MD->hasBody(Get);
+  if (!Get)
+    return false;
+  bool ReadsMember = false;
+  for (const BoundNodes &Nodes :
+       match(findAll(stmt(anyOf(callExpr().bind("call"),
+                                memberExpr(hasObjectExpression(cxxThisExpr()),
+                                           member(fieldDecl()))
+                                    .bind("member")))),
+             *Get->getBody(), Get->getASTContext())) {
+    if (Nodes.getNodeAs<MemberExpr>("member")) {
+      ReadsMember = true;
+      continue;
+    }
+    const auto *Call = Nodes.getNodeAs<CallExpr>("call");
+    if (!readsOnly(dyn_cast_or_null<FunctionDecl>(Call->getCalleeDecl())))
+      return false;
+  }
+  return ReadsMember;
+}
+
+/// Datasets that hold every example in memory, so that a batch costs only
+/// indexing and stacking: the name to say, or null.
+std::string inMemoryDataset(const CXXRecordDecl *RD) {
+  if (const char *Known = inMemoryDatasetName(RD))
+    return Known;
+  if (getReadsOnlyMembers(RD))
+    return RD->getNameAsString();
+  return "";
+}
+
+/// Nothing in the user's code of the unit names a device or calls .cuda():
+/// a program that never leaves the CPU, with no GPU to keep waiting.
+bool namesNoDevice(ASTContext &Ctx, const UserCode &Code) {
+  class Finder : public RecursiveASTVisitor<Finder> {
+  public:
+    Finder(const SourceManager &SM, const UserCode &Code)
+        : SM(SM), Code(Code) {}
+    bool TraverseDecl(Decl *D) {
+      if (D && !isa<TranslationUnitDecl>(D) &&
+          !Code.isAnalyzed(D->getLocation(), SM))
+        return true;
+      return RecursiveASTVisitor::TraverseDecl(D);
+    }
+    bool VisitExpr(Expr *E) {
+      Found = api::isDevice(E->getType()) || api::isDeviceType(E->getType());
+      if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E))
+        if (const CXXMethodDecl *MD = Call->getMethodDecl())
+          Found |= MD->getDeclName().isIdentifier() && MD->getName() == "cuda";
+      return !Found;
+    }
+    bool VisitDeclaratorDecl(DeclaratorDecl *D) {
+      Found = api::isDevice(D->getType()) || api::isDeviceType(D->getType());
+      return !Found;
+    }
+    bool Found = false;
+
+  private:
+    const SourceManager &SM;
+    const UserCode &Code;
+  } Devices(Ctx.getSourceManager(), Code);
+  Devices.TraverseAST(Ctx);
+  return !Devices.Found;
 }
 
 /// What the options expression says about workers.
@@ -196,9 +299,16 @@ void DataLoaderNoWorkersCheck::check(const MatchFinder::MatchResult &Result) {
       return;
   }
 
-  const char *InMemory =
-      inMemoryDatasetName(sourceDataset(Make->getArg(0)->getType()));
-  unsigned Suggested = SuggestedWorkers ? SuggestedWorkers : InMemory ? 2 : 4;
+  std::string InMemory =
+      inMemoryDataset(sourceDataset(Make->getArg(0)->getType()));
+  // Collating data already in memory on the training thread of a program
+  // that never uses a GPU leaves nothing waiting: workers would only compete
+  // with the step for the same cores.
+  if (!InMemory.empty() && namesNoDevice(Ctx, context().userCode()))
+    return;
+  unsigned Suggested = SuggestedWorkers ? SuggestedWorkers
+                       : InMemory.empty() ? 4
+                                          : 2;
   std::string N = std::to_string(Suggested);
 
   std::string What;
@@ -218,10 +328,10 @@ void DataLoaderNoWorkersCheck::check(const MatchFinder::MatchResult &Result) {
     break;
   }
   std::string Message, Remedy;
-  if (InMemory) {
+  if (!InMemory.empty()) {
     Message = What + ", so batches are collated on the training thread "
                      "between steps";
-    Remedy = std::string("the ") + InMemory +
+    Remedy = "the " + InMemory +
              " dataset is in memory, so this costs little, but " + N +
              " workers would still overlap it with the step";
   } else {
@@ -233,7 +343,7 @@ void DataLoaderNoWorkersCheck::check(const MatchFinder::MatchResult &Result) {
   }
   FindingBuilder Finding = report(Ctx, Make->getSourceRange(), Message);
   Finding.remedy(Remedy);
-  if (InMemory)
+  if (!InMemory.empty())
     Finding.level(Level::Note);
 
   std::string Workers = ".workers(" + N + ")";

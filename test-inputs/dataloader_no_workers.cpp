@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -101,6 +102,26 @@ void tensor_dataset_in_memory() {
     (void)batch;
 }
 
+// The program's own dataset, in memory: get() only reads the tensors it
+// holds. A note too, since this program feeds a GPU (see main).
+struct Preloaded : torch::data::datasets::Dataset<Preloaded> {
+  Preloaded(torch::Tensor inputs, torch::Tensor targets)
+      : inputs(std::move(inputs)), targets(std::move(targets)) {}
+  torch::data::Example<> get(size_t index) override {
+    return {inputs[static_cast<int64_t>(index)].clone(),
+            targets[static_cast<int64_t>(index)]};
+  }
+  torch::optional<size_t> size() const override {
+    return static_cast<size_t>(inputs.size(0));
+  }
+  torch::Tensor inputs, targets;
+};
+
+void own_dataset_in_memory() {
+  auto loader = torch::data::make_data_loader(Preloaded(torch::rand({512, 8}), torch::rand({512})).map(Stack<>()), 32); // expect: torch-dataloader-no-workers [note] "so batches are collated on the training thread between steps" // expect-note: "the Preloaded dataset is in memory, so this costs little, but 2 workers"
+  train(*loader);
+}
+
 // Fine: the loader has workers, or its options come from elsewhere.
 
 void with_workers() {
@@ -169,6 +190,9 @@ using ImageLoader = decltype(torch::data::make_data_loader(images(), 64));
 DataLoaderOptions tuned_options() { return DataLoaderOptions(64).workers(2); }
 
 int main() {
+  torch::Device device = torch::cuda::is_available() ? torch::Device(torch::kCUDA)
+                                                     : torch::Device(torch::kCPU);
+  std::cout << "training on " << device << "\n";
   shorthand_batch_size();
   options_without_workers();
   options_constructed_with_batch_size();
@@ -181,6 +205,7 @@ int main() {
   drop_last_only();
   mnist_in_memory();
   tensor_dataset_in_memory();
+  own_dataset_in_memory();
   with_workers();
   workers_first_in_chain();
   workers_from_parameter(2);

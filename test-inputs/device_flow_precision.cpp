@@ -62,7 +62,7 @@ void dataset_on_device() {
   torch::Device device = pick_device();
   torch::nn::Linear model(4, 2);
   model->to(device);
-  auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers [warning] "data loader has no worker threads (make_data_loader(dataset, batch_size)"
+  auto loader = torch::data::make_data_loader( // expect: torch-dataloader-no-workers [note] "data loader has no worker threads (make_data_loader(dataset, batch_size)"
       DeviceDataset(device).map(torch::data::transforms::Stack<>()), 10);
   for (auto &batch : *loader) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
     auto out = model->forward(batch.data);
