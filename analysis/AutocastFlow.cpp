@@ -1,5 +1,7 @@
 #include "analysis/AutocastFlow.h"
 
+#include "analysis/BranchFlags.h"
+
 #include "api/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
@@ -28,21 +30,27 @@ bool isLeavingStatement(const Stmt *S) {
 } // namespace
 
 struct AutocastFlow::Lattice {
-  struct State {
+  /// What the paths that agree on the flags they tested know.
+  struct Part {
     AutocastSetting Cuda;
     AutocastSetting Cpu;
     CastCacheSetting Cache;
-    bool operator==(const State &O) const {
+    bool operator==(const Part &O) const {
       return Cuda == O.Cuda && Cpu == O.Cpu && Cache == O.Cache;
     }
   };
+  using State = FlagPartitions<Part>;
 
   static constexpr const char *Name = "the autocast flow";
   ASTContext *Ctx;
+  /// Shared by the copies of the lattice the engine makes.
+  std::shared_ptr<StableFlags> Stable = std::make_shared<StableFlags>();
 
   State entry() const {
+    Part P;
+    P.Cuda.MayBeUndecided = P.Cpu.MayBeUndecided = true;
     State S;
-    S.Cuda.MayBeUndecided = S.Cpu.MayBeUndecided = true;
+    S.Parts.push_back({FlagValues(), P});
     return S;
   }
   State unreached() const { return State(); }
@@ -67,7 +75,7 @@ struct AutocastFlow::Lattice {
     for (const auto &Left : From.LeftWhileOpen)
       addOnce(Into.LeftWhileOpen, Left);
   }
-  void join(State &Into, const State &From) const {
+  static void joinParts(Part &Into, const Part &From) {
     // The cache's state rides on CUDA's reachedness.
     if (From.Cuda.reached()) {
       for (const CallExpr *On : From.Cache.Open)
@@ -78,14 +86,25 @@ struct AutocastFlow::Lattice {
     join(Into.Cuda, From.Cuda);
     join(Into.Cpu, From.Cpu);
   }
+  void join(State &Into, const State &From) const {
+    Into.join(From, joinParts);
+  }
+  /// What every path to here knows, whichever flags it tested.
+  static Part merged(const State &S) { return S.merged(joinParts); }
 
   static void leave(AutocastSetting &Setting, const Stmt *S) {
     for (const CallExpr *On : Setting.Open)
       addOnce(Setting.LeftWhileOpen, std::make_pair(On, S));
   }
   static void leave(State &S, const Stmt *Statement) {
-    leave(S.Cuda, Statement);
-    leave(S.Cpu, Statement);
+    S.forEach([&](Part &P) {
+      leave(P.Cuda, Statement);
+      leave(P.Cpu, Statement);
+    });
+  }
+
+  bool transferEdge(State &S, const CFGBlock &B, unsigned Succ) const {
+    return S.takeEdge(B, Succ, *Stable, joinParts);
   }
 
   /// A break or a continue ends its block; a return or a throw is an
@@ -125,9 +144,15 @@ struct AutocastFlow::Lattice {
     std::optional<CFGStmt> Statement = E.getAs<CFGStmt>();
     if (!Statement)
       return;
-    if (isLeavingStatement(Statement->getStmt()))
-      leave(S, Statement->getStmt());
-    const auto *Call = dyn_cast<CallExpr>(Statement->getStmt());
+    S.forEach([&](Part &P) { transfer(P, *Statement); });
+  }
+
+  void transfer(Part &S, const CFGStmt &Statement) const {
+    if (isLeavingStatement(Statement.getStmt())) {
+      leave(S.Cuda, Statement.getStmt());
+      leave(S.Cpu, Statement.getStmt());
+    }
+    const auto *Call = dyn_cast<CallExpr>(Statement.getStmt());
     if (!Call)
       return;
     // A module run casts weights into the cache again.
@@ -191,14 +216,18 @@ std::optional<AutocastSetting> AutocastFlow::before(const Stmt *S,
   std::optional<Lattice::State> State = Flows.before(S, Cfgs, Lattice{&Ctx});
   if (!State)
     return std::nullopt;
-  return Device == api::DeviceKind::CUDA ? State->Cuda : State->Cpu;
+  Lattice::Part All = Lattice::merged(*State);
+  return Device == api::DeviceKind::CUDA ? All.Cuda : All.Cpu;
 }
 
 std::optional<CastCacheSetting> AutocastFlow::cacheBefore(const Stmt *S) {
   std::optional<Lattice::State> State = Flows.before(S, Cfgs, Lattice{&Ctx});
-  if (!State || !State->Cuda.reached())
+  if (!State)
     return std::nullopt;
-  return State->Cache;
+  Lattice::Part All = Lattice::merged(*State);
+  if (!All.Cuda.reached())
+    return std::nullopt;
+  return All.Cache;
 }
 
 std::optional<AutocastSetting>
@@ -211,7 +240,8 @@ AutocastFlow::atExit(const FunctionDecl *Function, api::DeviceKind Device) {
   std::optional<Lattice::State> State = Flows.atExit(*Cfg, Cfgs, Lattice{&Ctx});
   if (!State)
     return std::nullopt;
-  return Device == api::DeviceKind::CUDA ? State->Cuda : State->Cpu;
+  Lattice::Part All = Lattice::merged(*State);
+  return Device == api::DeviceKind::CUDA ? All.Cuda : All.Cpu;
 }
 
 } // namespace torchlint

@@ -19,6 +19,11 @@
 // and, when some edges are never taken (the other arm of a check that the
 // lattice knows the answer of):
 //   bool edgePossible(const clang::CFGBlock &B, unsigned Succ) const;
+// and, when what a path already knows decides a branch (a flag tested
+// twice), or a branch teaches the path something (which arm it took):
+//   bool transferEdge(State &S, const clang::CFGBlock &B, unsigned Succ) const;
+// which refines S for the edge to B's successor Succ, or returns false when
+// no path in S takes that edge.
 // A join may return bool, true when Into changed, to spare the engine a
 // comparison of the states.
 //
@@ -58,6 +63,15 @@ struct HasEdgeFilter<
     Lattice, std::void_t<decltype(std::declval<const Lattice &>().edgePossible(
                  std::declval<const clang::CFGBlock &>(), 0u))>>
     : std::true_type {};
+
+template <typename Lattice, typename = void>
+struct HasEdgeTransfer : std::false_type {};
+template <typename Lattice>
+struct HasEdgeTransfer<
+    Lattice,
+    std::void_t<decltype(std::declval<const Lattice &>().transferEdge(
+        std::declval<typename Lattice::State &>(),
+        std::declval<const clang::CFGBlock &>(), 0u))>> : std::true_type {};
 
 template <typename Lattice>
 constexpr bool JoinTellsChange =
@@ -152,8 +166,15 @@ private:
         if constexpr (detail::HasEdgeFilter<Lattice>::value)
           if (!L.edgePossible(*Block, Index))
             continue;
-        if (flowInto(Next->getBlockID(), Out))
+        if constexpr (detail::HasEdgeTransfer<Lattice>::value) {
+          State Along = Out;
+          if (!L.transferEdge(Along, *Block, Index))
+            continue;
+          if (flowInto(Next->getBlockID(), Along))
+            Worklist.enqueueBlock(Next);
+        } else if (flowInto(Next->getBlockID(), Out)) {
           Worklist.enqueueBlock(Next);
+        }
       }
     }
   }

@@ -53,6 +53,11 @@ void AutocastWrongDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   const Expr *Module = api::calledModule(Call);
   if (!Module)
     return;
+  // A module without parameters (a loss, an activation) has no device of
+  // its own: it runs where its inputs are, which tells nothing of the
+  // region.
+  if (api::isParameterFree(api::moduleClassOf(Module->getType())))
+    return;
   ASTContext &Ctx = *Result.Context;
   AutocastFlow &Autocast = context().autocastFlow(Ctx);
   std::optional<AutocastSetting> Cuda = Autocast.before(Call, DeviceKind::CUDA);

@@ -3,8 +3,9 @@
 // turns it off on one side, a handler that swallows an exception from the
 // forward pass), with the names of libtorch up to 2.3 (deprecated wrappers
 // since 2.4, so this program is analyzed against both generations). Paths
-// that all turn it off, a guard object, a function that only turns it on,
-// and handlers that turn it off or rethrow are fine.
+// that all turn it off (also under one flag tested twice), a guard object, a
+// function that only turns it on, and handlers that turn it off or rethrow
+// are fine.
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
@@ -300,6 +301,36 @@ void correct_mixed_precision(Net &model, torch::optim::Optimizer &optimizer,
   }
 }
 
+// Correct: turned on and off under the same flag, which the function never
+// changes, so the second branch goes the way the first went.
+torch::Tensor on_and_off_under_one_flag(Net &model, torch::Tensor input,
+                                        bool amp) {
+  torch::NoGradGuard no_grad;
+  if (amp)
+    at::autocast::set_enabled(true);
+  auto output = model(input);
+  if (amp) {
+    at::autocast::set_enabled(false);
+    at::autocast::clear_cache();
+  }
+  return output;
+}
+
+// The flag changes between the two branches: a path may leave it on.
+torch::Tensor flag_changed_in_between(Net &model, torch::Tensor input,
+                                      bool amp) {
+  torch::NoGradGuard no_grad;
+  if (amp)
+    at::autocast::set_enabled(true);
+  auto output = model(input);
+  amp = input.size(0) > 1;
+  if (amp) {
+    at::autocast::set_enabled(false);
+    at::autocast::clear_cache();
+  }
+  return output; // expect: torch-autocast-leak
+}
+
 int main() {
   if (!torch::cuda::is_available()) {
     std::cerr << "this program needs a GPU\n";
@@ -323,6 +354,8 @@ int main() {
   returns_before_the_region(model, input);
   returns_after_the_region(model, input);
   off_on_both_branches(model, input, true);
+  on_and_off_under_one_flag(model, input, true);
+  flag_changed_in_between(model, input, true);
   guard_object(model, input);
   handler_turns_it_off(model, input);
   handler_rethrows(model, input);

@@ -231,6 +231,21 @@ void region_in_a_branch(Net &model, torch::optim::Optimizer &optimizer,
   optimizer.step();
 }
 
+// Correct: opened and closed under the same flag, which the function never
+// changes, before the backward pass.
+void closed_under_the_same_flag(Net &model, torch::optim::Optimizer &optimizer,
+                                torch::Device device, bool use_amp) {
+  if (use_amp)
+    at::autocast::set_enabled(true);
+  torch::Tensor loss = loss_of(model, device);
+  if (use_amp) {
+    at::autocast::set_enabled(false);
+    at::autocast::clear_cache();
+  }
+  loss.backward();
+  optimizer.step();
+}
+
 void region_closed_in_both_branches(Net &model,
                                     torch::optim::Optimizer &optimizer,
                                     torch::Device device, bool validate) {
@@ -306,6 +321,7 @@ int main() {
   grad_after_the_region(model, device);
   restored_before_backward(model, optimizer, device);
   region_in_a_branch(model, optimizer, device, true);
+  closed_under_the_same_flag(model, optimizer, device, true);
   guard_in_a_scope(model, optimizer, device);
   turned_off_in_an_inner_block(model, optimizer, device);
   cpu_region_then_backward();
