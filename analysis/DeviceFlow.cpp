@@ -1115,6 +1115,10 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     if (Object && api::isScriptValue(Object->getType()) &&
         api::carriesTensors(Member->getType()))
       return eval(A, S, Object);
+    // packed.data(): the packed tensor, where the sequence is.
+    if (Object && api::isPackedSequence(Object->getType()) && MD &&
+        MD->getDeclName().isIdentifier() && MD->getName() == "data")
+      return eval(A, S, Object);
     if (api::isModuleCall(Member))
       return moduleOutput(A, S, Member);
     if (api::isTensorMethod(MD)) {
@@ -1313,13 +1317,20 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
   if (!api::torchFunctionName(FD).empty()) {
     QualType Returned = Call->getType();
     if (!api::isTensor(Returned) && !api::isTensorSequence(Returned) &&
-        !api::isTensorTuple(Returned))
+        !api::isTensorTuple(Returned) && !api::isPackedSequence(Returned))
       return unknown();
     FactSet Result;
-    for (const Expr *Arg : Call->arguments())
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      const Expr *Arg = Call->getArg(I);
+      // An argument that must be on the CPU (a packed sequence's lengths)
+      // does not say where the result is.
+      if (api::needsCpuArgument(FD, I))
+        continue;
       if (api::isTensor(Arg->getType()) ||
-          api::isTensorSequence(Arg->getType()))
+          api::isTensorSequence(Arg->getType()) ||
+          api::isPackedSequence(Arg->getType()))
         mergeFacts(Result, eval(A, S, Arg));
+    }
     return Result.empty() ? unknown() : withPinned(std::move(Result), false);
   }
   if (const FunctionDecl *Callee = definitionOf(FD)) {

@@ -247,9 +247,13 @@ bool isScriptValue(QualType T) {
          hasQualifiedName(RD, "c10::List") || hasQualifiedName(RD, "c10::Dict");
 }
 
+bool isPackedSequence(QualType T) {
+  return hasQualifiedName(recordOf(T), "torch::nn::utils::rnn::PackedSequence");
+}
+
 bool carriesTensors(QualType T) {
   return isTensor(T) || isTensorSequence(T) || isTensorTuple(T) ||
-         isScriptValue(T);
+         isScriptValue(T) || isPackedSequence(T);
 }
 
 /// The first template argument of a specialisation, as a record.

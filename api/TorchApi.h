@@ -65,6 +65,8 @@ bool isTupleOfReferences(const clang::CallExpr *Call);
 /// std::get<N>(tuple), one of the tuple's elements.
 bool isTupleGet(const clang::CallExpr *Call);
 bool isTensorOptions(clang::QualType T);
+/// torch::nn::utils::rnn::PackedSequence: its data() is a tensor.
+bool isPackedSequence(clang::QualType T);
 bool isDevice(clang::QualType T);
 bool isDeviceType(clang::QualType T);
 bool isScalarType(clang::QualType T);

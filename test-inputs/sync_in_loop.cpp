@@ -118,6 +118,23 @@ void fixed_steps(torch::nn::Linear &model, torch::Device device) {
   std::cout << total << "\n";
 }
 
+// The loss of a recurrent model's packed outputs: the packed data is where
+// the outputs are, on the GPU (the lengths stay on the CPU).
+void packed_outputs(torch::nn::Linear &model, torch::Device device) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  auto lengths = torch::tensor({5, 4, 2});
+  double total = 0;
+  for (int step = 0; step < 100; ++step) { // expect: torch-missing-mixed-precision
+    auto outputs = model(torch::rand({3, 5, 16}, torch::TensorOptions().device(device)));
+    auto packed = torch::nn::utils::rnn::pack_padded_sequence(outputs, lengths, /*batch_first=*/true);
+    auto loss = packed.data().pow(2).mean();
+    loss.backward();
+    optimizer.step();
+    total += loss.item<double>(); // expect: torch-sync-in-loop
+  }
+  std::cout << total << "\n";
+}
+
 // Fine.
 
 void logging_interval(torch::nn::Linear &model, torch::Device device) {
@@ -239,6 +256,7 @@ int main() {
   evaluate(model, device);
   per_sample_scores(model, device);
   fixed_steps(model, device);
+  packed_outputs(model, device);
   logging_interval(model, device);
   once_per_epoch(model, device);
   accumulated_on_the_device(model, device);
