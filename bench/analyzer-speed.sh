@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # torchlint against clang's parse floor and against clang-tidy with the
 # torchlint plugin: wall time and peak resident memory of each, and the
-# ratios issue 8 sets targets for. Prints a Markdown table for
+# ratios that have targets (docs/performance.md). Prints a Markdown table for
 # docs/performance.md (add the machine and the date). Not a test: run it on an
 # otherwise idle machine.
 #
