@@ -13,3 +13,10 @@ ctest --test-dir "$build" --output-on-failure --parallel 2
 # A short bounded run of each fuzzer from its seed corpus; the long runs are
 # recorded in docs/reliability.md.
 "$root/scripts/fuzz.sh" "${TORCHLINT_FUZZ_SECONDS:-15}"
+# A short mutation sweep: odd variants of the test-inputs, each analyzed
+# with every rule; a crash, a hang or a finding outside the variant fails.
+# The long runs are recorded in docs/reliability.md.
+mutants=$(mktemp -d)
+trap 'rm -rf "$mutants"' EXIT
+python3 "$root/bench/mutation_sweep.py" --variants "${TORCHLINT_MUTANTS:-12}" \
+  --batch 12 --timeout 300 "$mutants"
