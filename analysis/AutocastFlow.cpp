@@ -96,11 +96,9 @@ struct AutocastFlow::Lattice {
     for (const CallExpr *On : Setting.Open)
       addOnce(Setting.LeftWhileOpen, std::make_pair(On, S));
   }
-  static void leave(State &S, const Stmt *Statement) {
-    S.forEach([&](Part &P) {
-      leave(P.Cuda, Statement);
-      leave(P.Cpu, Statement);
-    });
+  static void leave(Part &P, const Stmt *Statement) {
+    leave(P.Cuda, Statement);
+    leave(P.Cpu, Statement);
   }
 
   bool transferEdge(State &S, const CFGBlock &B, unsigned Succ) const {
@@ -111,7 +109,7 @@ struct AutocastFlow::Lattice {
   /// element too, and is counted once.
   void transferTerminator(State &S, const CFGBlock &B) const {
     if (isLeavingStatement(B.getTerminatorStmt()))
-      leave(S, B.getTerminatorStmt());
+      S.forEach([&](Part &P) { leave(P, B.getTerminatorStmt()); });
   }
 
   static void transferCache(CastCacheSetting &Cache,
@@ -148,10 +146,8 @@ struct AutocastFlow::Lattice {
   }
 
   void transfer(Part &S, const CFGStmt &Statement) const {
-    if (isLeavingStatement(Statement.getStmt())) {
-      leave(S.Cuda, Statement.getStmt());
-      leave(S.Cpu, Statement.getStmt());
-    }
+    if (isLeavingStatement(Statement.getStmt()))
+      leave(S, Statement.getStmt());
     const auto *Call = dyn_cast<CallExpr>(Statement.getStmt());
     if (!Call)
       return;
