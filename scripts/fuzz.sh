@@ -4,7 +4,7 @@
 # from the committed seed corpus.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # Targets: compile_database configuration replay_log program_file loader_cache
-# build_folder (all by default).
+# build_folder lsp_framing (all by default).
 # New inputs go to build-fuzz/corpus/<target>, never into the seeds; an input
 # that fails is kept as build-fuzz/findings/<target>/crash-* and the script
 # exits with 1.
@@ -15,7 +15,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(compile_database configuration replay_log program_file loader_cache
-  build_folder)
+  build_folder lsp_framing)
 
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   generator=()

@@ -13,6 +13,8 @@ packages=(
   libclang-rt-19-dev
   # JSON, tests, build
   nlohmann-json3-dev libgtest-dev cmake ninja-build g++ make
+  # the editor test: a real LSP client drives `torchlint lsp`
+  neovim
 )
 
 missing=()

@@ -394,6 +394,18 @@ void expectPrefixes(const std::vector<CompileEntry> &Entries,
   }
 }
 
+void preparePrefix(const CompileEntry &Entry, const AnalyzerConfig &Config) {
+  if (!Config.Prefixes)
+    return;
+  std::vector<std::string> Dropped;
+  if (std::optional<PrefixRequest> Request = prefixRequest(
+          Entry, adjustedArguments(Entry, Config, Dropped), Config)) {
+    Config.Prefixes->expect(Request->Key);
+    std::string Problem;
+    (void)Config.Prefixes->obtain(*Request, Problem);
+  }
+}
+
 TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
                                              const AnalyzerConfig &Config,
                                              const ImportedSummaries &Imports) {
@@ -434,6 +446,7 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
                              Cached->Notices.end());
       if (!Result.Failure)
         Result.Summary = std::move(Cached->Summary);
+      Result.Inputs = std::move(Cached->Inputs);
       Result.FromCache = true;
       return Result;
     }
@@ -467,21 +480,27 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     Outcome = std::move(Plain);
   }
   if (Outcome.Failure) {
-    if (Config.Results && Outcome.Inputs)
-      Config.Results->store(Key, {Outcome.Failure, {}, {}, {}, {}, {}},
+    if (Config.Results && Outcome.Inputs) {
+      Config.Results->store(Key, {Outcome.Failure, {}, {}, {}, {}, {}, {}},
                             *Outcome.Inputs);
+      for (const FileStamp &Stamp : *Outcome.Inputs)
+        Result.Inputs.push_back(Stamp.Path);
+    }
     Result.Failure = std::move(Outcome.Failure);
     return Result;
   }
-  if (Config.Results && Outcome.Inputs) {
+  if (Outcome.Inputs) {
     std::vector<FileStamp> Inputs = std::move(*Outcome.Inputs);
     if (Header)
       Inputs.insert(Inputs.end(), Header->Inputs.begin(), Header->Inputs.end());
-    Config.Results->store(
-        Key,
-        {std::nullopt, Outcome.CompileError, Outcome.Findings,
-         Outcome.Digests, Outcome.Notices, Outcome.Summary},
-        Inputs);
+    for (const FileStamp &Stamp : Inputs)
+      Result.Inputs.push_back(Stamp.Path);
+    if (Config.Results)
+      Config.Results->store(Key,
+                            {std::nullopt, Outcome.CompileError,
+                             Outcome.Findings, Outcome.Digests,
+                             Outcome.Notices, Outcome.Summary},
+                            Inputs);
   }
   Result.CompileError = std::move(Outcome.CompileError);
   Result.Findings = std::move(Outcome.Findings);

@@ -57,6 +57,9 @@ struct TranslationUnitResult {
   bool FromCache = false;
   /// What the unit tells the others (none when it could not be analyzed).
   std::optional<UnitSummary> Summary;
+  /// Every file the parse read, known when Config.Results is set: the
+  /// language server analyzes the unit again when one of them is saved.
+  std::vector<std::string> Inputs;
 };
 
 /// Analyzes Entry, given what the other units of the program tell (Imports:
@@ -69,6 +72,11 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
 /// is precompiled only where it pays.
 void expectPrefixes(const std::vector<CompileEntry> &Entries,
                     const AnalyzerConfig &Config);
+
+/// Builds, or loads, the precompiled prefix Entry would use, so that its
+/// later parses find it ready; nothing when it has none or Config has no
+/// Prefixes.
+void preparePrefix(const CompileEntry &Entry, const AnalyzerConfig &Config);
 
 /// Where clang's builtin headers are: $TORCHLINT_RESOURCE_DIR, the directory
 /// of the clang that torchlint was built against, or one beside the

@@ -197,4 +197,22 @@ llvm::Expected<CompileDatabase> loadCompileDatabase(const std::string &Path) {
   return parseCompileDatabase((*Buffer)->getBuffer().str(), File);
 }
 
+std::string sourceRoot(const std::string &Override,
+                       const std::vector<CompileEntry> &Entries) {
+  llvm::SmallString<256> Cwd;
+  llvm::sys::fs::current_path(Cwd);
+  if (!Override.empty())
+    return absolutePath(Override, std::string(Cwd));
+  if (!Entries.empty())
+    for (llvm::StringRef Dir =
+             llvm::sys::path::parent_path(Entries.front().File);
+         !Dir.empty(); Dir = llvm::sys::path::parent_path(Dir)) {
+      llvm::SmallString<256> Git(Dir);
+      llvm::sys::path::append(Git, ".git");
+      if (llvm::sys::fs::exists(Git))
+        return Dir.str();
+    }
+  return std::string(Cwd);
+}
+
 } // namespace torchlint

@@ -48,6 +48,12 @@ std::vector<std::string> splitCommandLine(const std::string &Command);
 /// The absolute, dot-free form of Path taken relative to Base.
 std::string absolutePath(const std::string &Path, const std::string &Base);
 
+/// The root of the sources (SARIF's paths, where .clang-tidy is looked
+/// for): Override when given, else the git work tree that holds the first
+/// entry's file, else the current directory.
+std::string sourceRoot(const std::string &Override,
+                       const std::vector<CompileEntry> &Entries);
+
 } // namespace torchlint
 
 #endif // TORCHLINT_TOOL_COMPILEDATABASE_H

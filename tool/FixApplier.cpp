@@ -84,6 +84,12 @@ bool isReadOnly(const std::string &Path) {
 
 } // namespace
 
+void matchLineBreaks(const std::string &Text, std::vector<FixIt> &Fixes) {
+  if (usesCrlf(Text))
+    for (FixIt &Fix : Fixes)
+      Fix.Replacement = withCrlf(Fix.Replacement);
+}
+
 FixOutcome applyFixes(const std::vector<Finding> &Findings,
                       SourceCache &Sources,
                       const std::map<std::string, uint64_t> &Analyzed) {
@@ -115,9 +121,7 @@ FixOutcome applyFixes(const std::vector<Finding> &Findings,
       Outcome.Refused.push_back(File + ": is read-only; file left untouched");
       continue;
     }
-    if (usesCrlf(*Text))
-      for (FixIt &Fix : Fixes)
-        Fix.Replacement = withCrlf(Fix.Replacement);
+    matchLineBreaks(*Text, Fixes);
     std::string Fixed = applyToText(*Text, Fixes);
     if (std::string Error = writeAtomically(File, Fixed); !Error.empty()) {
       Outcome.Refused.push_back(File + ": " + Error + "; file left untouched");

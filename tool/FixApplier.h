@@ -35,6 +35,10 @@ FixOutcome applyFixes(const std::vector<Finding> &Findings,
                       SourceCache &Sources,
                       const std::map<std::string, uint64_t> &Analyzed = {});
 
+/// Line breaks in the replacements of Fixes made those of Text (CRLF where
+/// its first line ends with one).
+void matchLineBreaks(const std::string &Text, std::vector<FixIt> &Fixes);
+
 /// The text that results from applying Fixes (all for one file, sorted and
 /// checked) to Text.
 std::string applyToText(const std::string &Text, std::vector<FixIt> Fixes);

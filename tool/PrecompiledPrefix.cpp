@@ -147,7 +147,7 @@ PrecompiledPrefixes::obtain(const PrefixRequest &Request,
   bool Worth;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    Worth = Expected[Request.Key] >= 2;
+    Worth = Expected[Request.Key] >= UnitsWorthBuilding;
   }
   if (!Header && Worth &&
       !llvm::sys::fs::exists(

@@ -50,11 +50,16 @@ struct PrecompiledHeader {
 
 class PrecompiledPrefixes {
 public:
-  explicit PrecompiledPrefixes(const CacheDirectory &Cache) : Cache(Cache) {}
+  /// UnitsWorthBuilding: how many units must ask for a prefix before a
+  /// header is built for it. Two for a run (for one unit, building costs more
+  /// than it saves); one for the language server, which parses a unit again
+  /// at every save.
+  explicit PrecompiledPrefixes(const CacheDirectory &Cache,
+                               unsigned UnitsWorthBuilding = 2)
+      : Cache(Cache), UnitsWorthBuilding(UnitsWorthBuilding) {}
 
   /// Counts a unit that will ask for Key: a header is built for a prefix
-  /// that two or more units share (for one unit, building costs more than it
-  /// saves), or reused when an earlier run built it.
+  /// that enough units share, or reused when an earlier run built it.
   void expect(const std::string &Key);
 
   /// The header for Request, building it if this run may; none when the unit
@@ -73,6 +78,7 @@ private:
   std::optional<PrecompiledHeader> build(const PrefixRequest &Request);
 
   const CacheDirectory &Cache;
+  const unsigned UnitsWorthBuilding;
   std::mutex Mutex;
   std::map<std::string, unsigned> Expected;
   /// Settled for this run: a header, or none to use.

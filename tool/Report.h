@@ -3,6 +3,7 @@
 #ifndef TORCHLINT_TOOL_REPORT_H
 #define TORCHLINT_TOOL_REPORT_H
 
+#include "Analyzer.h"
 #include "core/Finding.h"
 #include "rules/Rule.h"
 
@@ -67,6 +68,11 @@ private:
   Entry &entry(const std::string &Path);
   llvm::StringMap<Entry> Files;
 };
+
+/// The findings of Results as one report: NOLINT suppressions honoured,
+/// sorted, and one finding per rule and place where units share a header.
+Report buildReport(std::vector<TranslationUnitResult> Results,
+                   std::vector<const RuleInfo *> Rules, SourceCache &Sources);
 
 } // namespace torchlint
 

@@ -14,9 +14,12 @@ std::optional<CachedResult> ResultCache::lookup(const std::string &Key,
   if (!Entry)
     return std::nullopt;
   try {
-    if (!unchanged(stampsFromJson(Entry->at("inputs"))))
+    std::vector<FileStamp> Inputs = stampsFromJson(Entry->at("inputs"));
+    if (!unchanged(Inputs))
       return std::nullopt;
     CachedResult Result;
+    for (FileStamp &Stamp : Inputs)
+      Result.Inputs.push_back(std::move(Stamp.Path));
     if (Entry->contains("failure"))
       Result.Failure = Entry->at("failure").get<std::string>();
     if (Entry->contains("compileError"))

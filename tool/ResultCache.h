@@ -37,6 +37,8 @@ struct CachedResult {
   std::vector<std::string> Notices;
   /// What the unit tells the other units.
   UnitSummary Summary;
+  /// The files the parse read (filled by lookup; store takes their stamps).
+  std::vector<std::string> Inputs;
 };
 
 class ResultCache {

@@ -92,4 +92,9 @@ std::string markdownToText(llvm::StringRef Markdown) {
   return Text;
 }
 
+std::string ruleDocUri(llvm::StringRef RuleId) {
+  return std::string(TORCHLINT_HOMEPAGE) + "/blob/main/docs/rules/" +
+         RuleId.str() + ".md";
+}
+
 } // namespace torchlint

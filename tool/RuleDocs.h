@@ -12,6 +12,10 @@ namespace torchlint {
 /// The docs page of a rule, as Markdown; empty if it has none.
 llvm::StringRef ruleDocMarkdown(llvm::StringRef RuleId);
 
+/// Where the page is read on the web: SARIF's helpUri, the LSP
+/// diagnostic's codeDescription.
+std::string ruleDocUri(llvm::StringRef RuleId);
+
 /// The page's lead, as plain text: what the rule finds, between its level
 /// line and its first section; SARIF's fullDescription. Paragraphs are
 /// separated by a blank line; at most MaxSize bytes, cut after a sentence.

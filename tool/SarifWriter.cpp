@@ -174,8 +174,7 @@ public:
         {"name", Info.Name},
         {"shortDescription", {{"text", sentence(Info.Summary)}}},
         {"fullDescription", {{"text", ruleDocLead(Info.Id)}}},
-        {"helpUri", std::string(InformationUri) + "/blob/main/docs/rules/" +
-                        Info.Id + ".md"},
+        {"helpUri", ruleDocUri(Info.Id)},
         {"defaultConfiguration",
          {{"level", sarifLevel(Info.DefaultLevel)},
           {"enabled", Info.EnabledByDefault}}},

@@ -9,12 +9,13 @@
 #include "ProgramRounds.h"
 #include "Report.h"
 #include "ResultCache.h"
+#include "RuleSetup.h"
 #include "SarifMerge.h"
 #include "Scheduler.h"
 #include "Suppressions.h"
 #include "UnitProcess.h"
 #include "Writers.h"
-#include "common/CheckGlob.h"
+#include "lsp/LanguageServer.h"
 #include "rules/RuleRegistry.h"
 
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -49,14 +50,6 @@ constexpr int ExitError = 2;
 int fail(const llvm::Twine &Message) {
   llvm::errs() << "torchlint: error: " << Message << '\n';
   return ExitError;
-}
-
-std::vector<const RuleInfo *> enabledRules(const CheckGlob &Glob) {
-  std::vector<const RuleInfo *> Rules;
-  for (const RuleEntry &Entry : allRules())
-    if (Glob.contains(Entry.Info.Id))
-      Rules.push_back(&Entry.Info);
-  return Rules;
 }
 
 /// The entries for the requested sources, or all of them.
@@ -97,26 +90,6 @@ bool isCudaSource(const CompileEntry &Entry) {
          llvm::sys::path::filename(Compiler).starts_with("nvcc");
 }
 
-/// The root of the sources in SARIF: --source-root, else the git work tree
-/// that holds the first source, else the current directory.
-std::string sourceRoot(const Options &O,
-                       const std::vector<CompileEntry> &Entries) {
-  llvm::SmallString<256> Cwd;
-  llvm::sys::fs::current_path(Cwd);
-  if (!O.SourceRoot.empty())
-    return absolutePath(O.SourceRoot, std::string(Cwd));
-  if (!Entries.empty())
-    for (llvm::StringRef Dir =
-             llvm::sys::path::parent_path(Entries.front().File);
-         !Dir.empty(); Dir = llvm::sys::path::parent_path(Dir)) {
-      llvm::SmallString<256> Git(Dir);
-      llvm::sys::path::append(Git, ".git");
-      if (llvm::sys::fs::exists(Git))
-        return Dir.str();
-    }
-  return std::string(Cwd);
-}
-
 bool useColor(ColorMode Mode, bool ToStdout) {
   if (Mode != ColorMode::Auto)
     return Mode == ColorMode::Always;
@@ -124,64 +97,6 @@ bool useColor(ColorMode Mode, bool ToStdout) {
     return false;
   return llvm::sys::Process::StandardOutIsDisplayed() &&
          llvm::sys::Process::StandardOutHasColors();
-}
-
-Report buildReport(std::vector<TranslationUnitResult> Results,
-                   std::vector<const RuleInfo *> Rules, SourceCache &Sources) {
-  Report R;
-  R.Rules = std::move(Rules);
-  R.TranslationUnits = Results.size();
-  for (TranslationUnitResult &Unit : Results) {
-    if (Unit.Failure)
-      R.Failures.push_back({Unit.File, *Unit.Failure});
-    if (Unit.CompileError)
-      R.Failures.push_back({Unit.File, *Unit.CompileError, true});
-    for (std::string &Warning : Unit.Warnings)
-      R.Warnings.push_back({Unit.File, std::move(Warning)});
-    R.Digests.insert(Unit.Digests.begin(), Unit.Digests.end());
-    for (Finding &F : Unit.Findings) {
-      const std::string *Text = Sources.text(F.Where.File);
-      if (Text && isSuppressed(*Text, F.Where.Begin.Line, F.RuleId))
-        continue;
-      R.Findings.push_back(std::move(F));
-    }
-  }
-  // A header included by several units is reported once: one finding per
-  // rule and place, even where the units knew different things of it (one
-  // saw the caller that passes a GPU, another only a device chosen at run
-  // time). Which unit's version is kept must not depend on the order the
-  // units finished in: among findings at one place, the one whose notes come
-  // first.
-  auto NotesBefore = [](const Finding &A, const Finding &B) {
-    auto Key = [](const Note &N) {
-      return std::tie(N.Where.File, N.Where.Begin.Offset, N.Where.End.Offset,
-                      N.Message);
-    };
-    return std::lexicographical_compare(
-        A.Notes.begin(), A.Notes.end(), B.Notes.begin(), B.Notes.end(),
-        [&](const Note &X, const Note &Y) { return Key(X) < Key(Y); });
-  };
-  std::stable_sort(R.Findings.begin(), R.Findings.end(),
-                   [&](const Finding &A, const Finding &B) {
-                     if (A < B)
-                       return true;
-                     if (B < A)
-                       return false;
-                     return NotesBefore(A, B);
-                   });
-  auto SamePlace = [](const Finding &A, const Finding &B) {
-    return A.RuleId == B.RuleId && A.Where.File == B.Where.File &&
-           A.Where.Begin.Offset == B.Where.Begin.Offset &&
-           A.Where.End.Offset == B.Where.End.Offset;
-  };
-  R.Findings.erase(std::unique(R.Findings.begin(), R.Findings.end(), SamePlace),
-                   R.Findings.end());
-  auto ByFile = [](const AnalysisFailure &A, const AnalysisFailure &B) {
-    return std::tie(A.File, A.Message) < std::tie(B.File, B.Message);
-  };
-  std::sort(R.Failures.begin(), R.Failures.end(), ByFile);
-  std::sort(R.Warnings.begin(), R.Warnings.end(), ByFile);
-  return R;
 }
 
 /// After fixes changed Changed: the units whose main file changed, or every
@@ -229,6 +144,8 @@ int main(int Argc, const char **Argv) {
 
   if (Argc > 1 && llvm::StringRef(Argv[1]) == "merge")
     return runMerge(Argc, Argv);
+  if (Argc > 1 && llvm::StringRef(Argv[1]) == "lsp")
+    return lsp::runLanguageServer(Argc, Argv);
   llvm::Expected<Options> Parsed = parseOptions(Argc, Argv);
   if (!Parsed)
     return fail(llvm::toString(Parsed.takeError()));
@@ -242,10 +159,11 @@ int main(int Argc, const char **Argv) {
     return ExitClean;
   }
 
-  CheckGlob Glob(defaultChecks() + "," + O.Checks);
-  if (!Glob.invalid().empty())
-    return fail("invalid glob '" + Glob.invalid().front() + "' in --checks");
-  std::vector<const RuleInfo *> Rules = enabledRules(Glob);
+  llvm::Expected<std::vector<const RuleInfo *>> Enabled =
+      enabledRules(O.Checks);
+  if (!Enabled)
+    return fail(llvm::toString(Enabled.takeError()));
+  std::vector<const RuleInfo *> Rules = std::move(*Enabled);
   if (O.ListChecks) {
     writeRuleList(Rules, O.Format, llvm::outs());
     return ExitClean;
@@ -285,35 +203,18 @@ int main(int Argc, const char **Argv) {
     ShardEntries = entriesOfShard(*Entries, *O.Part, sourceSize);
 
   // Rule options: the same CheckOptions the clang-tidy plugin reads.
-  std::string ConfigFile = O.ConfigFile.empty()
-                               ? findConfigFile(sourceRoot(O, *Entries))
-                               : O.ConfigFile;
-  MapOptions RuleConfig;
-  std::string OptionsKey;
-  if (!ConfigFile.empty()) {
-    llvm::Expected<std::map<std::string, std::string>> Values =
-        readCheckOptions(ConfigFile);
-    if (!Values)
-      return fail(llvm::toString(Values.takeError()));
-    for (const auto &[Key, Value] : *Values)
-      OptionsKey += Key + '=' + Value + '\n';
-    RuleConfig = MapOptions(std::move(*Values));
-  }
-  // Rules read their options once, when they are made; a bad value is said
-  // once per run, here, not once per unit.
-  std::vector<AnalysisFailure> OptionProblems;
-  for (const RuleInfo *Info : Rules)
-    for (const RuleOptionInfo &Option : Info->Options) {
-      std::string Problem;
-      readOption(*Info, Option, &RuleConfig, &Problem);
-      if (!Problem.empty())
-        OptionProblems.push_back({ConfigFile, std::move(Problem)});
-    }
+  std::string ConfigFile =
+      O.ConfigFile.empty() ? findConfigFile(sourceRoot(O.SourceRoot, *Entries))
+                           : O.ConfigFile;
+  llvm::Expected<RuleSetup> Setup = configureRules(Rules, ConfigFile);
+  if (!Setup)
+    return fail(llvm::toString(Setup.takeError()));
+  std::vector<AnalysisFailure> OptionProblems = std::move(Setup->Problems);
 
   AnalyzerConfig Config;
-  Config.Options = &RuleConfig;
+  Config.Options = &Setup->Options;
   Config.FlowBudget = O.FlowBudget;
-  Config.OptionsKey = std::move(OptionsKey);
+  Config.OptionsKey = Setup->OptionsKey;
   Config.ToolIdentity = toolIdentity();
   for (const RuleInfo *Info : Rules)
     Config.Rules.push_back(Info->Id);
@@ -479,7 +380,7 @@ int main(int Argc, const char **Argv) {
   Report R = buildReport(std::move(Results), Rules, Sources);
   R.Warnings.insert(R.Warnings.begin(), OptionProblems.begin(),
                     OptionProblems.end());
-  SarifOptions Sarif{sourceRoot(O, *Entries), O.SarifCategory};
+  SarifOptions Sarif{sourceRoot(O.SourceRoot, *Entries), O.SarifCategory};
   if (Baseline) {
     // Only what the baseline does not know: the text, the logs and the exit
     // status all follow the new findings.

@@ -1,0 +1,667 @@
+#include "LanguageServer.h"
+
+#include "Analyzer.h"
+#include "CacheDirectory.h"
+#include "CompileDatabase.h"
+#include "Diagnostics.h"
+#include "FixApplier.h"
+#include "PrecompiledPrefix.h"
+#include "Report.h"
+#include "ResultCache.h"
+#include "RuleSetup.h"
+#include "Transport.h"
+#include "Writers.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace torchlint::lsp {
+
+using nlohmann::json;
+
+namespace {
+
+// JSON-RPC and LSP error codes.
+constexpr int ParseError = -32700;
+constexpr int InvalidRequest = -32600;
+constexpr int MethodNotFound = -32601;
+constexpr int InvalidParams = -32602;
+constexpr int ServerNotInitialized = -32002;
+
+// window/logMessage types.
+constexpr int LogError = 1;
+constexpr int LogWarning = 2;
+constexpr int LogInfo = 3;
+
+std::string normalizedPath(const std::string &Path) {
+  return absolutePath(Path, "/");
+}
+
+bool isInside(llvm::StringRef Path, llvm::StringRef Root) {
+  Root.consume_back("/");
+  return Path.starts_with(Root) &&
+         (Path.size() == Root.size() || Path[Root.size()] == '/');
+}
+
+/// The nearest compile_commands.json above Path's folder, or in a build/
+/// folder there, as clangd looks for it; empty if none.
+std::string findDatabase(const std::string &Path) {
+  for (llvm::StringRef Dir = llvm::sys::path::parent_path(Path); !Dir.empty();
+       Dir = llvm::sys::path::parent_path(Dir)) {
+    for (const char *Sub : {"", "build"}) {
+      llvm::SmallString<256> Candidate(Dir);
+      llvm::sys::path::append(Candidate, Sub, "compile_commands.json");
+      if (llvm::sys::fs::is_regular_file(Candidate))
+        return std::string(Candidate);
+    }
+  }
+  return "";
+}
+
+} // namespace
+
+struct LanguageServer::Project {
+  CompileDatabase Database;
+  RuleSetup Setup;
+  AnalyzerConfig Config;
+  std::unique_ptr<CacheDirectory> Cache;
+  std::unique_ptr<ResultCache> Results;
+  std::unique_ptr<PrecompiledPrefixes> Prefixes;
+  /// Entries whose prefix is being, or was, prepared.
+  std::set<size_t> PrefixesStarted;
+};
+
+LanguageServer::LanguageServer(ServerOptions Options, std::ostream &Out)
+    : Options(std::move(Options)), Out(Out) {
+  Worker = std::thread([this] { work(); });
+}
+
+LanguageServer::~LanguageServer() {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Stopping = true;
+    Queue.clear();
+  }
+  Wake.notify_all();
+  Worker.join();
+  for (std::thread &Builder : PrefixBuilders)
+    Builder.join();
+}
+
+void LanguageServer::send(const json &Message) {
+  // Text from source files need not be valid UTF-8; JSON must be.
+  std::string Body =
+      Message.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::lock_guard<std::mutex> Lock(OutMutex);
+  writeFrame(Out, Body);
+}
+
+void LanguageServer::reply(const json &Id, json Result) {
+  send({{"jsonrpc", "2.0"}, {"id", Id}, {"result", std::move(Result)}});
+}
+
+void LanguageServer::replyError(const json &Id, int Code,
+                                const std::string &Message) {
+  send({{"jsonrpc", "2.0"},
+        {"id", Id},
+        {"error", {{"code", Code}, {"message", Message}}}});
+}
+
+void LanguageServer::notify(const std::string &Method, json Params) {
+  send({{"jsonrpc", "2.0"}, {"method", Method}, {"params", std::move(Params)}});
+}
+
+void LanguageServer::log(int Type, const std::string &Message) {
+  notify("window/logMessage",
+         {{"type", Type}, {"message", "torchlint: " + Message}});
+}
+
+int LanguageServer::run(std::istream &In) {
+  while (true) {
+    Frame F = readFrame(In);
+    if (F.What == Frame::End)
+      break;
+    if (F.What == Frame::Malformed) {
+      handleMalformed(F.Problem);
+      continue;
+    }
+    if (!handle(F.Body))
+      break;
+  }
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return ShutDown ? 0 : 1;
+}
+
+void LanguageServer::handleMalformed(const std::string &Problem) {
+  replyError(nullptr, ParseError, "malformed message header: " + Problem);
+}
+
+bool LanguageServer::handle(const std::string &Body) {
+  json Message = json::parse(Body, nullptr, /*allow_exceptions=*/false);
+  if (Message.is_discarded()) {
+    replyError(nullptr, ParseError, "the message is not valid JSON");
+    return true;
+  }
+  json Id = nullptr;
+  bool IsRequest = Message.is_object() && Message.contains("id");
+  if (IsRequest) {
+    Id = Message.at("id");
+    if (!Id.is_string() && !Id.is_number_integer()) {
+      replyError(nullptr, InvalidRequest, "the id must be a string or number");
+      return true;
+    }
+  }
+  if (!Message.is_object() || !Message.contains("method") ||
+      !Message.at("method").is_string()) {
+    // A response to a request of ours: none is ever sent, so nothing to do.
+    if (Message.is_object() &&
+        (Message.contains("result") || Message.contains("error")))
+      return true;
+    replyError(Id, InvalidRequest, "a request needs a method name");
+    return true;
+  }
+  std::string Method = Message.at("method").get<std::string>();
+  json Params = Message.value("params", json::object());
+
+  if (Method == "exit")
+    return false;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (!Initialized && Method != "initialize") {
+      if (IsRequest)
+        replyError(Id, ServerNotInitialized,
+                   "the server is not initialized yet");
+      return true;
+    }
+    if (ShutDown) {
+      if (IsRequest)
+        replyError(Id, InvalidRequest, "the server is shut down");
+      return true;
+    }
+  }
+
+  try {
+    if (Method == "initialize") {
+      if (!IsRequest)
+        return true;
+      bool Again;
+      {
+        std::lock_guard<std::mutex> Lock(Mutex);
+        Again = Initialized;
+      }
+      if (Again)
+        replyError(Id, InvalidRequest, "initialize was already received");
+      else
+        reply(Id, initialize(Params));
+    } else if (Method == "shutdown") {
+      {
+        std::lock_guard<std::mutex> Lock(Mutex);
+        ShutDown = true;
+        Queue.clear();
+      }
+      if (IsRequest)
+        reply(Id, nullptr);
+    } else if (Method == "textDocument/didOpen") {
+      didOpen(Params);
+    } else if (Method == "textDocument/didChange") {
+      didChange(Params);
+    } else if (Method == "textDocument/didSave") {
+      didSave(Params);
+    } else if (Method == "textDocument/didClose") {
+      didClose(Params);
+    } else if (Method == "textDocument/codeAction") {
+      if (IsRequest)
+        reply(Id, codeAction(Params));
+    } else if (IsRequest) {
+      replyError(Id, MethodNotFound, "method not found: " + Method);
+    }
+    // Other notifications ($/cancelRequest, initialized, ...) need nothing.
+  } catch (const json::exception &E) {
+    if (IsRequest)
+      replyError(Id, InvalidParams, "invalid params: " + std::string(E.what()));
+    else
+      log(LogError, "ignored " + Method + ": invalid params: " + E.what());
+  }
+  return true;
+}
+
+json LanguageServer::initialize(const json &Params) {
+  // The encodings the client offers: LSP 3.17's general.positionEncodings,
+  // or clangd's offsetEncoding (Neovim before 0.9 sends only that).
+  // UTF-8 needs no conversion, so it is preferred where offered.
+  std::vector<std::string> Offered;
+  const json Capabilities = Params.value("capabilities", json::object());
+  if (Capabilities.contains("general") &&
+      Capabilities.at("general").contains("positionEncodings"))
+    Offered = Capabilities.at("general")
+                  .at("positionEncodings")
+                  .get<std::vector<std::string>>();
+  if (Capabilities.contains("offsetEncoding"))
+    for (const std::string &Name :
+         Capabilities.at("offsetEncoding").get<std::vector<std::string>>())
+      Offered.push_back(Name);
+  PositionEncoding Chosen = PositionEncoding::Utf16;
+  if (llvm::is_contained(Offered, "utf-8"))
+    Chosen = PositionEncoding::Utf8;
+  else if (llvm::is_contained(Offered, "utf-32"))
+    Chosen = PositionEncoding::Utf32;
+
+  bool Versioned = false;
+  if (Capabilities.contains("workspace") &&
+      Capabilities.at("workspace").contains("workspaceEdit"))
+    Versioned = Capabilities.at("workspace")
+                    .at("workspaceEdit")
+                    .value("documentChanges", false);
+
+  std::vector<std::string> Roots;
+  if (Params.contains("workspaceFolders") &&
+      Params.at("workspaceFolders").is_array())
+    for (const json &Folder : Params.at("workspaceFolders"))
+      if (std::optional<std::string> Path =
+              pathFromUri(Folder.at("uri").get<std::string>()))
+        Roots.push_back(normalizedPath(*Path));
+  if (Roots.empty() && Params.contains("rootUri") &&
+      Params.at("rootUri").is_string())
+    if (std::optional<std::string> Path =
+            pathFromUri(Params.at("rootUri").get<std::string>()))
+      Roots.push_back(normalizedPath(*Path));
+  if (Roots.empty() && Params.contains("rootPath") &&
+      Params.at("rootPath").is_string())
+    Roots.push_back(normalizedPath(Params.at("rootPath").get<std::string>()));
+
+  // initializationOptions take the place of the command line's options.
+  if (Params.contains("initializationOptions") &&
+      Params.at("initializationOptions").is_object()) {
+    const json &Init = Params.at("initializationOptions");
+    auto Take = [&](const char *Name, std::string &Into) {
+      if (Init.contains(Name))
+        Into = Init.at(Name).get<std::string>();
+    };
+    Take("compileCommandsDir", Options.CompileCommandsDir);
+    Take("checks", Options.Checks);
+    Take("configFile", Options.ConfigFile);
+    Take("headerFilter", Options.HeaderFilter);
+    Take("cacheDir", Options.CacheDir);
+  }
+
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Encoding = Chosen;
+    VersionedEdits = Versioned;
+    WorkspaceRoots = std::move(Roots);
+    Initialized = true;
+  }
+  return {
+      {"capabilities",
+       {{"positionEncoding", encodingName(Chosen)},
+        {"textDocumentSync",
+         {{"openClose", true},
+          // Whole texts: the server analyzes saved files only, and
+          // needs the buffer only to know whether it still matches.
+          {"change", 1},
+          {"save", {{"includeText", false}}}}},
+        {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}}}},
+      {"serverInfo", {{"name", "torchlint"}, {"version", torchlintVersion()}}},
+      {"offsetEncoding", encodingName(Chosen)}};
+}
+
+bool LanguageServer::inWorkspace(const std::string &Path) const {
+  if (WorkspaceRoots.empty())
+    return true;
+  return llvm::any_of(WorkspaceRoots, [&](const std::string &Root) {
+    return isInside(Path, Root);
+  });
+}
+
+std::unique_ptr<LanguageServer::Project>
+LanguageServer::loadProject(const std::string &DatabasePath,
+                            std::string &Problem) {
+  auto P = std::make_unique<Project>();
+  llvm::Expected<CompileDatabase> Database = loadCompileDatabase(DatabasePath);
+  if (!Database) {
+    Problem = llvm::toString(Database.takeError());
+    return nullptr;
+  }
+  P->Database = std::move(*Database);
+  llvm::Expected<std::vector<const RuleInfo *>> Rules =
+      enabledRules(Options.Checks);
+  if (!Rules) {
+    Problem = llvm::toString(Rules.takeError());
+    return nullptr;
+  }
+  std::string ConfigFile =
+      Options.ConfigFile.empty()
+          ? findConfigFile(sourceRoot("", P->Database.Entries))
+          : Options.ConfigFile;
+  llvm::Expected<RuleSetup> Setup = configureRules(*Rules, ConfigFile);
+  if (!Setup) {
+    Problem = llvm::toString(Setup.takeError());
+    return nullptr;
+  }
+  P->Setup = std::move(*Setup);
+  for (const AnalysisFailure &Option : P->Setup.Problems)
+    log(LogWarning, Option.File + ": " + Option.Message);
+
+  AnalyzerConfig &Config = P->Config;
+  for (const RuleInfo *Info : P->Setup.Rules)
+    Config.Rules.push_back(Info->Id);
+  Config.Options = &P->Setup.Options;
+  Config.OptionsKey = P->Setup.OptionsKey;
+  Config.HeaderFilter = Options.HeaderFilter;
+  Config.ResourceDir = Options.ResourceDir;
+  Config.ToolIdentity = toolIdentity();
+  if (!Options.NoCache) {
+    llvm::SmallString<256> Dir(Options.CacheDir);
+    if (Dir.empty()) {
+      Dir = llvm::sys::path::parent_path(P->Database.Path);
+      llvm::sys::path::append(Dir, ".torchlint-cache");
+    }
+    llvm::sys::fs::make_absolute(Dir);
+    if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
+      log(LogWarning, std::string(Dir) + ": cannot create the cache " +
+                          "directory (" + EC.message() +
+                          "); every save parses its unit from scratch");
+    } else {
+      P->Cache = std::make_unique<CacheDirectory>(std::string(Dir),
+                                                  uint64_t(2048) << 20);
+      P->Results = std::make_unique<ResultCache>(*P->Cache);
+      // A unit is parsed again at every save: its prefix is worth building
+      // for it alone.
+      P->Prefixes = std::make_unique<PrecompiledPrefixes>(
+          *P->Cache, /*UnitsWorthBuilding=*/1);
+      Config.Results = P->Results.get();
+      Config.Prefixes = P->Prefixes.get();
+    }
+  }
+  return P;
+}
+
+LanguageServer::Project *LanguageServer::projectFor(const std::string &Path) {
+  std::string DatabasePath;
+  if (!Options.CompileCommandsDir.empty()) {
+    llvm::SmallString<256> Candidate(
+        absolutePath(Options.CompileCommandsDir,
+                     WorkspaceRoots.empty() ? "/" : WorkspaceRoots.front()));
+    llvm::sys::path::append(Candidate, "compile_commands.json");
+    DatabasePath = std::string(Candidate);
+  } else {
+    DatabasePath = findDatabase(Path);
+  }
+  if (DatabasePath.empty()) {
+    log(LogInfo, Path + ": no compile_commands.json above it (or in a "
+                        "build/ folder there); not analyzed");
+    return nullptr;
+  }
+  if (auto It = Projects.find(DatabasePath); It != Projects.end())
+    return It->second.get();
+  std::string Problem;
+  std::unique_ptr<Project> Loaded = loadProject(DatabasePath, Problem);
+  if (!Loaded) {
+    if (ProjectProblemsSaid.insert(DatabasePath + Problem).second) {
+      log(LogError, Problem);
+      notify("window/showMessage",
+             {{"type", LogError}, {"message", "torchlint: " + Problem}});
+    }
+    return nullptr;
+  }
+  return Projects.emplace(DatabasePath, std::move(Loaded)).first->second.get();
+}
+
+void LanguageServer::schedule(const std::string &Path, bool Opened) {
+  Project *Owner = projectFor(Path);
+  std::vector<UnitKey> Keys;
+  if (Owner)
+    for (size_t I = 0; I < Owner->Database.Entries.size(); ++I)
+      if (Owner->Database.Entries[I].File == Path)
+        Keys.push_back({Owner, I});
+  // A header: the units that read it when they were last analyzed.
+  for (const auto &[Key, State] : Units)
+    if (llvm::is_contained(State.Result.Inputs, Path) &&
+        !llvm::is_contained(Keys, Key))
+      Keys.push_back(Key);
+  if (Keys.empty() && Owner && Opened)
+    log(LogInfo, Path + ": not in " + Owner->Database.Path +
+                     ", and no unit analyzed so far includes it; not "
+                     "analyzed");
+  for (UnitKey Key : Keys) {
+    enqueue(Key);
+    // The first open of a unit starts building its precompiled libtorch
+    // prefix beside the analysis, which parses without it meanwhile; later
+    // saves find it ready.
+    if (Opened && Key.Owner->Prefixes &&
+        Key.Owner->PrefixesStarted.insert(Key.Index).second) {
+      const CompileEntry &Entry = Key.Owner->Database.Entries[Key.Index];
+      const AnalyzerConfig &Config = Key.Owner->Config;
+      PrefixBuilders.emplace_back(
+          [&Entry, &Config] { preparePrefix(Entry, Config); });
+    }
+  }
+}
+
+void LanguageServer::enqueue(UnitKey Key) {
+  if (ShutDown || llvm::is_contained(Queue, Key))
+    return;
+  Queue.push_back(Key);
+  Wake.notify_all();
+}
+
+void LanguageServer::didOpen(const json &Params) {
+  const json &Item = Params.at("textDocument");
+  std::string Uri = Item.at("uri").get<std::string>();
+  std::optional<std::string> Path = pathFromUri(Uri);
+  if (!Path) {
+    log(LogInfo, Uri + ": not a local file; not analyzed");
+    return;
+  }
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Document &Doc = Documents[Uri];
+  Doc.Path = normalizedPath(*Path);
+  Doc.Text = Item.at("text").get<std::string>();
+  Doc.Version = Item.value("version", int64_t(0));
+  if (!inWorkspace(Doc.Path)) {
+    log(LogInfo, Doc.Path + ": outside the workspace; not analyzed");
+    return;
+  }
+  schedule(Doc.Path, /*Opened=*/true);
+}
+
+void LanguageServer::didChange(const json &Params) {
+  std::string Uri = Params.at("textDocument").at("uri").get<std::string>();
+  const json &Changes = Params.at("contentChanges");
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Documents.find(Uri);
+  if (It == Documents.end() || !Changes.is_array() || Changes.empty())
+    return;
+  // Full synchronization was asked for: the last change is the whole text.
+  It->second.Text = Changes.back().at("text").get<std::string>();
+  It->second.Version =
+      Params.at("textDocument").value("version", It->second.Version);
+}
+
+void LanguageServer::didSave(const json &Params) {
+  std::string Uri = Params.at("textDocument").at("uri").get<std::string>();
+  std::optional<std::string> Path = pathFromUri(Uri);
+  if (!Path)
+    return;
+  std::string File = normalizedPath(*Path);
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (!inWorkspace(File))
+    return;
+  schedule(File, /*Opened=*/false);
+}
+
+void LanguageServer::didClose(const json &Params) {
+  std::string Uri = Params.at("textDocument").at("uri").get<std::string>();
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Documents.erase(Uri);
+  // As clangd does: a closed file shows no diagnostics.
+  notify("textDocument/publishDiagnostics",
+         {{"uri", Uri}, {"diagnostics", json::array()}});
+}
+
+void LanguageServer::waitIdle() {
+  std::unique_lock<std::mutex> Lock(Mutex);
+  Idle.wait(Lock, [&] { return Queue.empty() && !Running; });
+}
+
+void LanguageServer::work() {
+  std::unique_lock<std::mutex> Lock(Mutex);
+  while (true) {
+    Wake.wait(Lock, [&] { return Stopping || !Queue.empty(); });
+    if (Stopping)
+      return;
+    UnitKey Key = Queue.front();
+    Queue.pop_front();
+    Running = true;
+    const CompileEntry Entry = Key.Owner->Database.Entries[Key.Index];
+    const AnalyzerConfig &Config = Key.Owner->Config;
+    Lock.unlock();
+    // A save that comes while this runs queues the unit again: its result
+    // is then published after this one's.
+    TranslationUnitResult Result = analyzeTranslationUnit(Entry, Config);
+    for (std::string &Input : Result.Inputs)
+      Input = normalizedPath(Input);
+    Lock.lock();
+    UnitState &State = Units[Key];
+    State.Result = std::move(Result);
+    if (Key.Owner->Cache)
+      Key.Owner->Cache->trim();
+    std::string Failure;
+    AnalysisFailure Said{Entry.File, "", false};
+    if (State.Result.Failure) {
+      Said.Message = *State.Result.Failure;
+    } else if (State.Result.CompileError) {
+      Said.Message = *State.Result.CompileError;
+      Said.AnalyzedInPart = true;
+    }
+    if (!Said.Message.empty())
+      Failure = Entry.File + " " + consequence(Said) + ": " + Said.Message;
+    if (Failure != State.FailureSaid) {
+      State.FailureSaid = Failure;
+      if (!Failure.empty()) {
+        log(LogWarning, Failure);
+        if (State.Result.Failure)
+          notify("window/showMessage",
+                 {{"type", LogWarning}, {"message", "torchlint: " + Failure}});
+      }
+    }
+    for (const std::string &Warning : State.Result.Warnings)
+      log(LogInfo, Entry.File + ": " + Warning);
+    publish();
+    Running = false;
+    if (Queue.empty())
+      Idle.notify_all();
+  }
+}
+
+void LanguageServer::publish() {
+  std::vector<TranslationUnitResult> All;
+  for (const auto &[Key, State] : Units)
+    All.push_back(State.Result);
+  SourceCache Sources;
+  Report R = buildReport(std::move(All), {}, Sources);
+  std::map<std::string, std::vector<Finding>> ByFile;
+  for (Finding &F : R.Findings)
+    ByFile[F.Where.File].push_back(std::move(F));
+  // Every analyzed main file is told, even with nothing found, so that an
+  // editor clears what an earlier save showed and knows the file was seen.
+  std::set<std::string> Files = Published;
+  for (const auto &[Key, State] : Units)
+    Files.insert(Key.Owner->Database.Entries[Key.Index].File);
+  for (const auto &[File, Findings] : ByFile)
+    Files.insert(File);
+  for (const std::string &File : Files) {
+    json Diagnostics = json::array();
+    auto Found = ByFile.find(File);
+    if (Found != ByFile.end()) {
+      const std::string *Text = Sources.text(File);
+      TextPositions Positions(Text ? *Text : "", Encoding);
+      for (const Finding &F : Found->second)
+        Diagnostics.push_back(toDiagnostic(F, Positions));
+    }
+    notify(
+        "textDocument/publishDiagnostics",
+        {{"uri", uriFromPath(File)}, {"diagnostics", std::move(Diagnostics)}});
+  }
+  Published.clear();
+  for (const auto &[File, Findings] : ByFile)
+    Published.insert(File);
+  Current = std::move(ByFile);
+  CurrentDigests = std::move(R.Digests);
+}
+
+json LanguageServer::codeAction(const json &Params) {
+  std::string Uri = Params.at("textDocument").at("uri").get<std::string>();
+  const json &Wanted = Params.at("range");
+  json Actions = json::array();
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto Doc = Documents.find(Uri);
+  if (Doc == Documents.end())
+    return Actions;
+  const std::string &Path = Doc->second.Path;
+  auto Found = Current.find(Path);
+  if (Found == Current.end())
+    return Actions;
+  // Fix-its are offsets into the text that was analyzed: none is offered
+  // for a buffer that changed since (it is offered again after the save).
+  auto Analyzed = CurrentDigests.find(Path);
+  if (Analyzed == CurrentDigests.end() ||
+      Analyzed->second != textDigest(Doc->second.Text))
+    return Actions;
+  TextPositions Positions(Doc->second.Text, Encoding);
+  for (const Finding &F : Found->second) {
+    if (F.FixIts.empty())
+      continue;
+    json D = toDiagnostic(F, Positions);
+    if (!rangesIntersect(D.at("range"), Wanted))
+      continue;
+    std::map<std::string, std::vector<FixIt>> ByFile;
+    for (const FixIt &Fix : F.FixIts)
+      ByFile[Fix.File].push_back(Fix);
+    json Changes = json::object();
+    json DocumentChanges = json::array();
+    bool Usable = true;
+    for (auto &[File, Fixes] : ByFile) {
+      std::optional<std::string> Text =
+          File == Path ? std::optional<std::string>(Doc->second.Text)
+                       : fileText(File);
+      auto Digest = CurrentDigests.find(File);
+      if (!Text || Digest == CurrentDigests.end() ||
+          Digest->second != textDigest(*Text) || !normalizeFixes(Fixes)) {
+        Usable = false;
+        break;
+      }
+      matchLineBreaks(*Text, Fixes);
+      TextPositions In(*Text, Encoding);
+      json Edits = json::array();
+      for (const FixIt &Fix : Fixes)
+        Edits.push_back(
+            {{"range", In.range(Fix.Offset, Fix.Offset + Fix.Length)},
+             {"newText", Fix.Replacement}});
+      std::string FileUri = File == Path ? Uri : uriFromPath(File);
+      json Version = nullptr;
+      for (const auto &[OpenUri, Open] : Documents)
+        if (Open.Path == File)
+          Version = Open.Version;
+      DocumentChanges.push_back(
+          {{"textDocument", {{"uri", FileUri}, {"version", Version}}},
+           {"edits", Edits}});
+      Changes[FileUri] = std::move(Edits);
+    }
+    if (!Usable)
+      continue;
+    json Edit = VersionedEdits ? json{{"documentChanges", DocumentChanges}}
+                               : json{{"changes", Changes}};
+    Actions.push_back({{"title", codeActionTitle(F)},
+                       {"kind", "quickfix"},
+                       {"diagnostics", {D}},
+                       {"isPreferred", true},
+                       {"edit", std::move(Edit)}});
+  }
+  return Actions;
+}
+
+} // namespace torchlint::lsp
