@@ -146,8 +146,17 @@ def main():
                      time.monotonic() - start, len(published["diagnostics"])))
 
         pch_dir = os.path.join(work, ".torchlint-cache", "pch")
-        while not any(n.endswith(".pch") for _, _, names in os.walk(pch_dir)
-                      for n in names):
+        def prefix_ready():
+            # The header is usable once its description (<key>.json) is
+            # written beside it, after the .pch itself.
+            for folder, _, names in os.walk(pch_dir):
+                for name in names:
+                    if name.endswith(".pch") and os.path.exists(
+                            os.path.join(folder, name[:-4] + ".json")):
+                        return True
+            return False
+
+        while not prefix_ready():
             if time.monotonic() - start > 600:
                 sys.exit("the precompiled prefix was not built in 600 s")
             time.sleep(0.2)

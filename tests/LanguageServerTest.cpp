@@ -150,6 +150,16 @@ TEST(LspFraming, AMalformedHeaderIsReportedAndReadingGoesOn) {
   EXPECT_EQ(Next.Body, "[1]");
 }
 
+TEST(LspFraming, TheFrameAfterABodyOfUnknownLengthIsStillRead) {
+  // No Content-Length: the body stays in the stream, and the next frame's
+  // header follows it on the same line.
+  std::istringstream In("Content-Type: x\r\n\r\n{\"id\": 1}" + framed("[2]") +
+                        framed("[3]"));
+  EXPECT_EQ(readFrame(In).What, Frame::Malformed);
+  EXPECT_EQ(readFrame(In).Body, "[2]");
+  EXPECT_EQ(readFrame(In).Body, "[3]");
+}
+
 TEST(LspFraming, ATruncatedOrHugeBodyEndsOrIsSkipped) {
   std::istringstream Short("Content-Length: 10\r\n\r\n{}");
   EXPECT_EQ(readFrame(Short).What, Frame::End);
@@ -408,4 +418,89 @@ TEST(LanguageServer, PublishesFindingsAndOffersTheirFixItsOnTheAnalyzedText) {
   S.Server->waitIdle();
   EXPECT_EQ(S.notifications("textDocument/publishDiagnostics").size(), 2u)
       << S.logText();
+}
+
+namespace {
+
+/// A project of files that need no libtorch: quick to analyze.
+std::string writeProject(const std::string &Dir,
+                         const std::vector<std::string> &Mains) {
+  json Database = json::array();
+  writeTemporary(Dir, "h.h", "inline int helper() { return 1; }\n");
+  for (const std::string &Main : Mains) {
+    std::string File = writeTemporary(
+        Dir, Main, "#include \"h.h\"\nint main() { return helper(); }\n");
+    Database.push_back({{"directory", Dir},
+                        {"file", File},
+                        {"arguments", {"c++", "-c", File}}});
+  }
+  return writeTemporary(Dir, "compile_commands.json", Database.dump());
+}
+
+size_t publishedFor(Session &S, const std::string &Uri) {
+  size_t Count = 0;
+  for (const json &P : S.notifications("textDocument/publishDiagnostics"))
+    Count += P["uri"] == Uri;
+  return Count;
+}
+
+} // namespace
+
+TEST(LanguageServer, AClosedFileIsClearedAndNotPublishedAgain) {
+  std::string Dir = temporaryDirectory();
+  writeProject(Dir, {"a.cpp", "b.cpp"});
+  Session S;
+  S.initialize({{"rootUri", uriFromPath(Dir)}});
+  S.open(Dir + "/a.cpp", readFile(Dir + "/a.cpp"));
+  S.open(Dir + "/b.cpp", readFile(Dir + "/b.cpp"));
+  S.Server->waitIdle();
+  size_t BeforeClose = publishedFor(S, uriFromPath(Dir + "/a.cpp"));
+  EXPECT_GE(BeforeClose, 1u);
+  S.send(
+      notification("textDocument/didClose",
+                   {{"textDocument", {{"uri", uriFromPath(Dir + "/a.cpp")}}}}));
+  S.Server->waitIdle();
+  S.send(
+      notification("textDocument/didSave",
+                   {{"textDocument", {{"uri", uriFromPath(Dir + "/b.cpp")}}}}));
+  S.Server->waitIdle();
+  // The last list for a.cpp is the empty one its close caused, or none
+  // after it if it had none; b.cpp's save does not bring it back.
+  std::vector<json> ForA;
+  for (const json &P : S.notifications("textDocument/publishDiagnostics"))
+    if (P["uri"] == uriFromPath(Dir + "/a.cpp"))
+      ForA.push_back(P);
+  EXPECT_LE(ForA.size(), BeforeClose + 1);
+  EXPECT_TRUE(ForA.back()["diagnostics"].empty());
+  EXPECT_EQ(publishedFor(S, uriFromPath(Dir + "/b.cpp")), 2u);
+}
+
+TEST(LanguageServer, SavingAHeaderAnalyzesItsUnitsAgainWithoutACache) {
+  std::string Dir = temporaryDirectory();
+  writeProject(Dir, {"a.cpp"});
+  ServerOptions Options;
+  Options.NoCache = true;
+  Session S(Options);
+  S.initialize({{"rootUri", uriFromPath(Dir)}});
+  S.open(Dir + "/a.cpp", readFile(Dir + "/a.cpp"));
+  S.Server->waitIdle();
+  S.send(
+      notification("textDocument/didSave",
+                   {{"textDocument", {{"uri", uriFromPath(Dir + "/h.h")}}}}));
+  S.Server->waitIdle();
+  EXPECT_EQ(publishedFor(S, uriFromPath(Dir + "/a.cpp")), 2u) << S.logText();
+  EXPECT_FALSE(std::filesystem::exists(Dir + "/.torchlint-cache"));
+}
+
+TEST(LanguageServer, AFileOpenedThroughASymbolicLinkIsPublishedUnderItsUri) {
+  std::string Real = temporaryDirectory();
+  writeProject(Real, {"a.cpp"});
+  std::string Link = temporaryDirectory() + "/link";
+  std::filesystem::create_directory_symlink(Real, Link);
+  Session S;
+  S.initialize({{"rootUri", uriFromPath(Link)}});
+  S.open(Link + "/a.cpp", readFile(Link + "/a.cpp"));
+  S.Server->waitIdle();
+  EXPECT_EQ(publishedFor(S, uriFromPath(Link + "/a.cpp")), 1u) << S.logText();
+  EXPECT_EQ(publishedFor(S, uriFromPath(Real + "/a.cpp")), 0u);
 }

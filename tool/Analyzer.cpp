@@ -271,6 +271,8 @@ struct ParseOutcome {
   /// looked for, for the result cache; none without one, or when a file
   /// could not be stamped.
   std::optional<std::vector<FileStamp>> Inputs;
+  /// Every file the parse opened.
+  std::vector<std::string> Files;
 };
 
 ParseOutcome parseUnit(const CompileEntry &Entry,
@@ -306,6 +308,8 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
                             : Errors.First;
     (Sink.Analyzed ? Outcome.CompileError : Outcome.Failure) = First;
   }
+  if (Run.Files)
+    Outcome.Files = filesOpened(*Run.Files);
   // A unit with errors is a result too, kept until a file it read changes
   // or a header it missed appears.
   if (Config.Results && Run.Files)
@@ -400,9 +404,8 @@ void preparePrefix(const CompileEntry &Entry, const AnalyzerConfig &Config) {
   std::vector<std::string> Dropped;
   if (std::optional<PrefixRequest> Request = prefixRequest(
           Entry, adjustedArguments(Entry, Config, Dropped), Config)) {
-    Config.Prefixes->expect(Request->Key);
     std::string Problem;
-    (void)Config.Prefixes->obtain(*Request, Problem);
+    (void)Config.Prefixes->obtain(*Request, Problem, PrefixBuild::Always);
   }
 }
 
@@ -457,7 +460,10 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     if (std::optional<PrefixRequest> Request =
             prefixRequest(Entry, Arguments, Config)) {
       std::string Problem;
-      Header = Config.Prefixes->obtain(*Request, Problem);
+      Header = Config.Prefixes->obtain(*Request, Problem,
+                                       Config.PrefixesBuiltElsewhere
+                                           ? PrefixBuild::Never
+                                           : PrefixBuild::IfShared);
       if (!Problem.empty())
         Result.Warnings.push_back(Problem);
     }
@@ -480,28 +486,23 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     Outcome = std::move(Plain);
   }
   if (Outcome.Failure) {
-    if (Config.Results && Outcome.Inputs) {
+    if (Config.Results && Outcome.Inputs)
       Config.Results->store(Key, {Outcome.Failure, {}, {}, {}, {}, {}, {}},
                             *Outcome.Inputs);
-      for (const FileStamp &Stamp : *Outcome.Inputs)
-        Result.Inputs.push_back(Stamp.Path);
-    }
+    Result.Inputs = std::move(Outcome.Files);
     Result.Failure = std::move(Outcome.Failure);
     return Result;
   }
-  if (Outcome.Inputs) {
+  if (Config.Results && Outcome.Inputs) {
     std::vector<FileStamp> Inputs = std::move(*Outcome.Inputs);
     if (Header)
       Inputs.insert(Inputs.end(), Header->Inputs.begin(), Header->Inputs.end());
-    for (const FileStamp &Stamp : Inputs)
-      Result.Inputs.push_back(Stamp.Path);
-    if (Config.Results)
-      Config.Results->store(Key,
-                            {std::nullopt, Outcome.CompileError,
-                             Outcome.Findings, Outcome.Digests,
-                             Outcome.Notices, Outcome.Summary},
-                            Inputs);
+    Config.Results->store(Key,
+                          {std::nullopt, Outcome.CompileError, Outcome.Findings,
+                           Outcome.Digests, Outcome.Notices, Outcome.Summary},
+                          Inputs);
   }
+  Result.Inputs = std::move(Outcome.Files);
   Result.CompileError = std::move(Outcome.CompileError);
   Result.Findings = std::move(Outcome.Findings);
   Result.Digests = std::move(Outcome.Digests);

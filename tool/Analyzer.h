@@ -36,6 +36,9 @@ struct AnalyzerConfig {
   /// Accelerations; null: every unit is parsed from scratch.
   const ResultCache *Results = nullptr;
   PrecompiledPrefixes *Prefixes = nullptr;
+  /// Prefixes are built by preparePrefix, in a thread of their own (the
+  /// language server's): an analysis uses one only when it is ready.
+  bool PrefixesBuiltElsewhere = false;
 };
 
 struct TranslationUnitResult {
@@ -57,8 +60,9 @@ struct TranslationUnitResult {
   bool FromCache = false;
   /// What the unit tells the others (none when it could not be analyzed).
   std::optional<UnitSummary> Summary;
-  /// Every file the parse read, known when Config.Results is set: the
-  /// language server analyzes the unit again when one of them is saved.
+  /// Every file the parse read (for a result from the cache, those it was
+  /// made from): the language server analyzes the unit again when one of
+  /// them is saved.
   std::vector<std::string> Inputs;
 };
 

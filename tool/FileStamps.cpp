@@ -55,6 +55,17 @@ FileStamp absentFile(const std::string &Path) {
 
 std::optional<std::vector<FileStamp>>
 stampsOf(const clang::FileManager &Files) {
+  std::vector<FileStamp> Stamps;
+  for (const std::string &Path : filesOpened(Files)) {
+    std::optional<FileStamp> Stamp = stampFile(Path);
+    if (!Stamp)
+      return std::nullopt;
+    Stamps.push_back(std::move(*Stamp));
+  }
+  return Stamps;
+}
+
+std::vector<std::string> filesOpened(const clang::FileManager &Files) {
   llvm::SmallVector<clang::OptionalFileEntryRef, 0> Known;
   Files.GetUniqueIDMapping(Known);
   std::set<std::string> Paths;
@@ -64,14 +75,7 @@ stampsOf(const clang::FileManager &Files) {
       Files.makeAbsolutePath(Path);
       Paths.insert(std::string(Path));
     }
-  std::vector<FileStamp> Stamps;
-  for (const std::string &Path : Paths) {
-    std::optional<FileStamp> Stamp = stampFile(Path);
-    if (!Stamp)
-      return std::nullopt;
-    Stamps.push_back(std::move(*Stamp));
-  }
-  return Stamps;
+  return {Paths.begin(), Paths.end()};
 }
 
 bool unchanged(const FileStamp &Stamp) {

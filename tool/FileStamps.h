@@ -41,6 +41,9 @@ std::optional<FileStamp> stampFile(const std::string &Path);
 /// Every file Files has opened, stamped; none when one can no longer be read.
 std::optional<std::vector<FileStamp>> stampsOf(const clang::FileManager &Files);
 
+/// The absolute paths of every file Files opened, sorted.
+std::vector<std::string> filesOpened(const clang::FileManager &Files);
+
 /// xxh3 of the file's bytes; none when it cannot be read.
 std::optional<uint64_t> fileDigest(const std::string &Path);
 

@@ -133,8 +133,8 @@ void PrecompiledPrefixes::expect(const std::string &Key) {
 }
 
 std::optional<PrecompiledHeader>
-PrecompiledPrefixes::obtain(const PrefixRequest &Request,
-                            std::string &Problem) {
+PrecompiledPrefixes::obtain(const PrefixRequest &Request, std::string &Problem,
+                            PrefixBuild When) {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (auto It = Settled.find(Request.Key); It != Settled.end())
@@ -144,10 +144,10 @@ PrecompiledPrefixes::obtain(const PrefixRequest &Request,
     Building[Request.Key] = true;
   }
   std::optional<PrecompiledHeader> Header = load(Request.Key, Problem);
-  bool Worth;
-  {
+  bool Worth = When == PrefixBuild::Always;
+  if (When == PrefixBuild::IfShared) {
     std::lock_guard<std::mutex> Lock(Mutex);
-    Worth = Expected[Request.Key] >= UnitsWorthBuilding;
+    Worth = Expected[Request.Key] >= 2;
   }
   if (!Header && Worth &&
       !llvm::sys::fs::exists(
@@ -155,7 +155,10 @@ PrecompiledPrefixes::obtain(const PrefixRequest &Request,
     Header = build(Request);
   std::lock_guard<std::mutex> Lock(Mutex);
   Building[Request.Key] = false;
-  Settled[Request.Key] = Header;
+  // A header that is not there yet may be built by another thread; only a
+  // decision this call could make is kept for the rest of the run.
+  if (Header || When != PrefixBuild::Never)
+    Settled[Request.Key] = Header;
   return Header;
 }
 

@@ -48,25 +48,32 @@ struct PrecompiledHeader {
   std::vector<FileStamp> Inputs;
 };
 
+/// When obtain() may build a header that is not there.
+enum class PrefixBuild {
+  /// When expect() counted two or more units for it.
+  IfShared,
+  /// Never: only one that is ready is used, and asking again later may find
+  /// one that another thread built meanwhile.
+  Never,
+  /// Always: the language server parses a unit again at every save.
+  Always,
+};
+
 class PrecompiledPrefixes {
 public:
-  /// UnitsWorthBuilding: how many units must ask for a prefix before a
-  /// header is built for it. Two for a run (for one unit, building costs more
-  /// than it saves); one for the language server, which parses a unit again
-  /// at every save.
-  explicit PrecompiledPrefixes(const CacheDirectory &Cache,
-                               unsigned UnitsWorthBuilding = 2)
-      : Cache(Cache), UnitsWorthBuilding(UnitsWorthBuilding) {}
+  explicit PrecompiledPrefixes(const CacheDirectory &Cache) : Cache(Cache) {}
 
   /// Counts a unit that will ask for Key: a header is built for a prefix
-  /// that enough units share, or reused when an earlier run built it.
+  /// that two or more units share (for one unit, building costs more than it
+  /// saves), or reused when an earlier run built it.
   void expect(const std::string &Key);
 
   /// The header for Request, building it if this run may; none when the unit
   /// is to be parsed without one (also while another worker is building it:
   /// the unit does not wait). Problem tells of a broken cached header.
-  std::optional<PrecompiledHeader> obtain(const PrefixRequest &Request,
-                                          std::string &Problem);
+  std::optional<PrecompiledHeader>
+  obtain(const PrefixRequest &Request, std::string &Problem,
+         PrefixBuild When = PrefixBuild::IfShared);
 
   /// The header could not be used after all: it is removed, and rebuilt by a
   /// later run.
@@ -78,7 +85,6 @@ private:
   std::optional<PrecompiledHeader> build(const PrefixRequest &Request);
 
   const CacheDirectory &Cache;
-  const unsigned UnitsWorthBuilding;
   std::mutex Mutex;
   std::map<std::string, unsigned> Expected;
   /// Settled for this run: a header, or none to use.

@@ -36,8 +36,14 @@ constexpr int LogError = 1;
 constexpr int LogWarning = 2;
 constexpr int LogInfo = 3;
 
-std::string normalizedPath(const std::string &Path) {
-  return absolutePath(Path, "/");
+/// One name per file: findings name files as clang's canonical names do
+/// (symbolic links resolved), so documents and entries are named so too.
+std::string canonicalPath(const std::string &Path) {
+  std::string Absolute = absolutePath(Path, "/");
+  llvm::SmallString<256> Real;
+  if (!llvm::sys::fs::real_path(Absolute, Real))
+    return std::string(Real);
+  return Absolute;
 }
 
 bool isInside(llvm::StringRef Path, llvm::StringRef Root) {
@@ -70,13 +76,14 @@ struct LanguageServer::Project {
   std::unique_ptr<CacheDirectory> Cache;
   std::unique_ptr<ResultCache> Results;
   std::unique_ptr<PrecompiledPrefixes> Prefixes;
-  /// Entries whose prefix is being, or was, prepared.
-  std::set<size_t> PrefixesStarted;
+  /// canonicalPath() of each entry's file.
+  std::vector<std::string> Files;
 };
 
 LanguageServer::LanguageServer(ServerOptions Options, std::ostream &Out)
     : Options(std::move(Options)), Out(Out) {
   Worker = std::thread([this] { work(); });
+  PrefixWorker = std::thread([this] { buildPrefixes(); });
 }
 
 LanguageServer::~LanguageServer() {
@@ -84,11 +91,11 @@ LanguageServer::~LanguageServer() {
     std::lock_guard<std::mutex> Lock(Mutex);
     Stopping = true;
     Queue.clear();
+    PrefixQueue.clear();
   }
   Wake.notify_all();
   Worker.join();
-  for (std::thread &Builder : PrefixBuilders)
-    Builder.join();
+  PrefixWorker.join();
 }
 
 void LanguageServer::send(const json &Message) {
@@ -262,15 +269,15 @@ json LanguageServer::initialize(const json &Params) {
     for (const json &Folder : Params.at("workspaceFolders"))
       if (std::optional<std::string> Path =
               pathFromUri(Folder.at("uri").get<std::string>()))
-        Roots.push_back(normalizedPath(*Path));
+        Roots.push_back(canonicalPath(*Path));
   if (Roots.empty() && Params.contains("rootUri") &&
       Params.at("rootUri").is_string())
     if (std::optional<std::string> Path =
             pathFromUri(Params.at("rootUri").get<std::string>()))
-      Roots.push_back(normalizedPath(*Path));
+      Roots.push_back(canonicalPath(*Path));
   if (Roots.empty() && Params.contains("rootPath") &&
       Params.at("rootPath").is_string())
-    Roots.push_back(normalizedPath(Params.at("rootPath").get<std::string>()));
+    Roots.push_back(canonicalPath(Params.at("rootPath").get<std::string>()));
 
   // initializationOptions take the place of the command line's options.
   if (Params.contains("initializationOptions") &&
@@ -326,6 +333,8 @@ LanguageServer::loadProject(const std::string &DatabasePath,
     return nullptr;
   }
   P->Database = std::move(*Database);
+  for (const CompileEntry &Entry : P->Database.Entries)
+    P->Files.push_back(canonicalPath(Entry.File));
   llvm::Expected<std::vector<const RuleInfo *>> Rules =
       enabledRules(Options.Checks);
   if (!Rules) {
@@ -368,12 +377,11 @@ LanguageServer::loadProject(const std::string &DatabasePath,
       P->Cache = std::make_unique<CacheDirectory>(std::string(Dir),
                                                   uint64_t(2048) << 20);
       P->Results = std::make_unique<ResultCache>(*P->Cache);
-      // A unit is parsed again at every save: its prefix is worth building
-      // for it alone.
-      P->Prefixes = std::make_unique<PrecompiledPrefixes>(
-          *P->Cache, /*UnitsWorthBuilding=*/1);
+      P->Prefixes = std::make_unique<PrecompiledPrefixes>(*P->Cache);
       Config.Results = P->Results.get();
       Config.Prefixes = P->Prefixes.get();
+      // Built by buildPrefixes(), so that no save waits for one.
+      Config.PrefixesBuiltElsewhere = true;
     }
   }
   return P;
@@ -414,8 +422,8 @@ void LanguageServer::schedule(const std::string &Path, bool Opened) {
   Project *Owner = projectFor(Path);
   std::vector<UnitKey> Keys;
   if (Owner)
-    for (size_t I = 0; I < Owner->Database.Entries.size(); ++I)
-      if (Owner->Database.Entries[I].File == Path)
+    for (size_t I = 0; I < Owner->Files.size(); ++I)
+      if (Owner->Files[I] == Path)
         Keys.push_back({Owner, I});
   // A header: the units that read it when they were last analyzed.
   for (const auto &[Key, State] : Units)
@@ -427,24 +435,16 @@ void LanguageServer::schedule(const std::string &Path, bool Opened) {
                      ", and no unit analyzed so far includes it; not "
                      "analyzed");
   for (UnitKey Key : Keys) {
-    enqueue(Key);
-    // The first open of a unit starts building its precompiled libtorch
-    // prefix beside the analysis, which parses without it meanwhile; later
-    // saves find it ready.
-    if (Opened && Key.Owner->Prefixes &&
-        Key.Owner->PrefixesStarted.insert(Key.Index).second) {
-      const CompileEntry &Entry = Key.Owner->Database.Entries[Key.Index];
-      const AnalyzerConfig &Config = Key.Owner->Config;
-      PrefixBuilders.emplace_back(
-          [&Entry, &Config] { preparePrefix(Entry, Config); });
-    }
+    if (ShutDown)
+      break;
+    if (!llvm::is_contained(Queue, Key))
+      Queue.push_back(Key);
+    // The unit's precompiled libtorch prefix is built beside the analysis,
+    // which parses without it meanwhile; later saves find it ready. A save
+    // asks again: an edit may have changed the prefix.
+    if (Key.Owner->Prefixes && !llvm::is_contained(PrefixQueue, Key))
+      PrefixQueue.push_back(Key);
   }
-}
-
-void LanguageServer::enqueue(UnitKey Key) {
-  if (ShutDown || llvm::is_contained(Queue, Key))
-    return;
-  Queue.push_back(Key);
   Wake.notify_all();
 }
 
@@ -458,7 +458,7 @@ void LanguageServer::didOpen(const json &Params) {
   }
   std::lock_guard<std::mutex> Lock(Mutex);
   Document &Doc = Documents[Uri];
-  Doc.Path = normalizedPath(*Path);
+  Doc.Path = canonicalPath(*Path);
   Doc.Text = Item.at("text").get<std::string>();
   Doc.Version = Item.value("version", int64_t(0));
   if (!inWorkspace(Doc.Path)) {
@@ -486,7 +486,7 @@ void LanguageServer::didSave(const json &Params) {
   std::optional<std::string> Path = pathFromUri(Uri);
   if (!Path)
     return;
-  std::string File = normalizedPath(*Path);
+  std::string File = canonicalPath(*Path);
   std::lock_guard<std::mutex> Lock(Mutex);
   if (!inWorkspace(File))
     return;
@@ -497,100 +497,192 @@ void LanguageServer::didClose(const json &Params) {
   std::string Uri = Params.at("textDocument").at("uri").get<std::string>();
   std::lock_guard<std::mutex> Lock(Mutex);
   Documents.erase(Uri);
-  // As clangd does: a closed file shows no diagnostics.
-  notify("textDocument/publishDiagnostics",
-         {{"uri", Uri}, {"diagnostics", json::array()}});
+  // As clangd does, a closed file shows no diagnostics. The worker says so:
+  // it alone publishes, so no list it computed before the close can arrive
+  // after the empty one.
+  PublishPending = true;
+  Wake.notify_all();
 }
 
 void LanguageServer::waitIdle() {
   std::unique_lock<std::mutex> Lock(Mutex);
-  Idle.wait(Lock, [&] { return Queue.empty() && !Running; });
+  Idle.wait(Lock, [&] { return Queue.empty() && !PublishPending && !Running; });
+}
+
+void LanguageServer::buildPrefixes() {
+  std::unique_lock<std::mutex> Lock(Mutex);
+  while (true) {
+    Wake.wait(Lock, [&] { return Stopping || !PrefixQueue.empty(); });
+    if (Stopping)
+      return;
+    UnitKey Key = PrefixQueue.front();
+    PrefixQueue.pop_front();
+    const CompileEntry Entry = Key.Owner->Database.Entries[Key.Index];
+    const AnalyzerConfig &Config = Key.Owner->Config;
+    Lock.unlock();
+    preparePrefix(Entry, Config);
+    Lock.lock();
+  }
 }
 
 void LanguageServer::work() {
   std::unique_lock<std::mutex> Lock(Mutex);
   while (true) {
-    Wake.wait(Lock, [&] { return Stopping || !Queue.empty(); });
+    Wake.wait(Lock,
+              [&] { return Stopping || !Queue.empty() || PublishPending; });
     if (Stopping)
       return;
-    UnitKey Key = Queue.front();
-    Queue.pop_front();
     Running = true;
-    const CompileEntry Entry = Key.Owner->Database.Entries[Key.Index];
-    const AnalyzerConfig &Config = Key.Owner->Config;
+    PublishPending = false;
+    std::vector<json> Messages;
+    Project *Analyzed = nullptr;
+    std::string AnalyzedFile;
+    if (!Queue.empty()) {
+      UnitKey Key = Queue.front();
+      Queue.pop_front();
+      Analyzed = Key.Owner;
+      AnalyzedFile = Key.Owner->Files[Key.Index];
+      const CompileEntry Entry = Key.Owner->Database.Entries[Key.Index];
+      const AnalyzerConfig &Config = Key.Owner->Config;
+      Lock.unlock();
+      // A save that comes while this runs queues the unit again: its result
+      // is then published after this one's.
+      TranslationUnitResult Result = analyzeTranslationUnit(Entry, Config);
+      for (std::string &Input : Result.Inputs)
+        Input = canonicalPath(Input);
+      Lock.lock();
+      UnitState &State = Units[Key];
+      State.Result = std::move(Result);
+      Messages = unitMessages(Entry.File, State);
+    }
+    // What to publish is worked out from a copy, without the lock: reading
+    // the files and the cache's trim must not hold up the editor's requests.
+    Publication Next = snapshot();
+    if (Analyzed)
+      Next.Analyzed = AnalyzedFile;
     Lock.unlock();
-    // A save that comes while this runs queues the unit again: its result
-    // is then published after this one's.
-    TranslationUnitResult Result = analyzeTranslationUnit(Entry, Config);
-    for (std::string &Input : Result.Inputs)
-      Input = normalizedPath(Input);
+    if (Analyzed && Analyzed->Cache)
+      Analyzed->Cache->trim();
+    computePublication(Next);
     Lock.lock();
-    UnitState &State = Units[Key];
-    State.Result = std::move(Result);
-    if (Key.Owner->Cache)
-      Key.Owner->Cache->trim();
-    std::string Failure;
-    AnalysisFailure Said{Entry.File, "", false};
-    if (State.Result.Failure) {
-      Said.Message = *State.Result.Failure;
-    } else if (State.Result.CompileError) {
-      Said.Message = *State.Result.CompileError;
-      Said.AnalyzedInPart = true;
-    }
-    if (!Said.Message.empty())
-      Failure = Entry.File + " " + consequence(Said) + ": " + Said.Message;
-    if (Failure != State.FailureSaid) {
-      State.FailureSaid = Failure;
-      if (!Failure.empty()) {
-        log(LogWarning, Failure);
-        if (State.Result.Failure)
-          notify("window/showMessage",
-                 {{"type", LogWarning}, {"message", "torchlint: " + Failure}});
-      }
-    }
-    for (const std::string &Warning : State.Result.Warnings)
-      log(LogInfo, Entry.File + ": " + Warning);
-    publish();
+    Current = std::move(Next.Findings);
+    CurrentDigests = std::move(Next.Digests);
+    Sent = std::move(Next.Sent);
+    Lock.unlock();
+    for (const json &Message : Messages)
+      send(Message);
+    for (const json &Message : Next.Messages)
+      send(Message);
+    Lock.lock();
     Running = false;
-    if (Queue.empty())
+    if (Queue.empty() && !PublishPending)
       Idle.notify_all();
   }
 }
 
-void LanguageServer::publish() {
-  std::vector<TranslationUnitResult> All;
+std::vector<json> LanguageServer::unitMessages(const std::string &File,
+                                               UnitState &State) {
+  auto Log = [](int Type, const std::string &Text) {
+    return json{
+        {"jsonrpc", "2.0"},
+        {"method", "window/logMessage"},
+        {"params", {{"type", Type}, {"message", "torchlint: " + Text}}}};
+  };
+  std::vector<json> Messages;
+  AnalysisFailure Said{File, "", false};
+  if (State.Result.Failure) {
+    Said.Message = *State.Result.Failure;
+  } else if (State.Result.CompileError) {
+    Said.Message = *State.Result.CompileError;
+    Said.AnalyzedInPart = true;
+  }
+  std::string Failure;
+  if (!Said.Message.empty())
+    Failure = File + " " + consequence(Said) + ": " + Said.Message;
+  if (Failure != State.FailureSaid) {
+    State.FailureSaid = Failure;
+    if (!Failure.empty()) {
+      Messages.push_back(Log(LogWarning, Failure));
+      if (State.Result.Failure)
+        Messages.push_back(
+            {{"jsonrpc", "2.0"},
+             {"method", "window/showMessage"},
+             {"params",
+              {{"type", LogWarning}, {"message", "torchlint: " + Failure}}}});
+    }
+  }
+  for (const std::string &Warning : State.Result.Warnings)
+    Messages.push_back(Log(LogInfo, File + ": " + Warning));
+  return Messages;
+}
+
+LanguageServer::Publication LanguageServer::snapshot() const {
+  Publication P;
   for (const auto &[Key, State] : Units)
-    All.push_back(State.Result);
+    P.Results.push_back(State.Result);
+  for (const auto &[Uri, Doc] : Documents)
+    P.Open[Doc.Path] = Uri;
+  P.Sent = Sent;
+  P.Encoding = Encoding;
+  return P;
+}
+
+void LanguageServer::computePublication(Publication &P) {
+  // A unit that has not been analyzed again since a file it shares with
+  // another changed (a header saved, the other unit done first) holds
+  // fix-its for the old text: they are withheld until it is.
   SourceCache Sources;
-  Report R = buildReport(std::move(All), {}, Sources);
-  std::map<std::string, std::vector<Finding>> ByFile;
+  for (TranslationUnitResult &Unit : P.Results)
+    for (Finding &F : Unit.Findings)
+      for (const FixIt &Fix : F.FixIts) {
+        auto Digest = Unit.Digests.find(Fix.File);
+        const std::string *Text = Sources.text(Fix.File);
+        if (Digest == Unit.Digests.end() || !Text ||
+            Digest->second != textDigest(*Text)) {
+          F.FixIts.clear();
+          break;
+        }
+        P.Digests[Fix.File] = Digest->second;
+      }
+  Report R = buildReport(std::move(P.Results), {}, Sources);
   for (Finding &F : R.Findings)
-    ByFile[F.Where.File].push_back(std::move(F));
-  // Every analyzed main file is told, even with nothing found, so that an
-  // editor clears what an earlier save showed and knows the file was seen.
-  std::set<std::string> Files = Published;
-  for (const auto &[Key, State] : Units)
-    Files.insert(Key.Owner->Database.Entries[Key.Index].File);
-  for (const auto &[File, Findings] : ByFile)
-    Files.insert(File);
+    P.Findings[F.Where.File].push_back(std::move(F));
+
+  // The analyzed unit's main file always gets its list, even an empty one,
+  // so that the editor knows the save was seen; other open files get one
+  // when theirs changed; a file closed since a non-empty list gets an
+  // empty one.
+  std::set<std::string> Files;
+  for (const auto &[Path, Diagnostics] : P.Sent)
+    Files.insert(Path);
+  for (const auto &[Path, Uri] : P.Open)
+    Files.insert(Path);
+  std::map<std::string, json> Sent;
   for (const std::string &File : Files) {
     json Diagnostics = json::array();
-    auto Found = ByFile.find(File);
-    if (Found != ByFile.end()) {
+    auto Open = P.Open.find(File);
+    auto Found = P.Findings.find(File);
+    if (Open != P.Open.end() && Found != P.Findings.end()) {
       const std::string *Text = Sources.text(File);
-      TextPositions Positions(Text ? *Text : "", Encoding);
+      TextPositions Positions(Text ? *Text : "", P.Encoding);
       for (const Finding &F : Found->second)
         Diagnostics.push_back(toDiagnostic(F, Positions));
     }
-    notify(
-        "textDocument/publishDiagnostics",
-        {{"uri", uriFromPath(File)}, {"diagnostics", std::move(Diagnostics)}});
+    auto Before = P.Sent.find(File);
+    bool Changed = Before == P.Sent.end() ? !Diagnostics.empty()
+                                          : Before->second != Diagnostics;
+    bool Send = Changed || File == P.Analyzed;
+    if (Open != P.Open.end() && (Send || Before != P.Sent.end()))
+      Sent[File] = Diagnostics;
+    if (!Send)
+      continue;
+    std::string Uri = Open != P.Open.end() ? Open->second : uriFromPath(File);
+    P.Messages.push_back(
+        {{"jsonrpc", "2.0"},
+         {"method", "textDocument/publishDiagnostics"},
+         {"params", {{"uri", Uri}, {"diagnostics", std::move(Diagnostics)}}}});
   }
-  Published.clear();
-  for (const auto &[File, Findings] : ByFile)
-    Published.insert(File);
-  Current = std::move(ByFile);
-  CurrentDigests = std::move(R.Digests);
+  P.Sent = std::move(Sent);
 }
 
 json LanguageServer::codeAction(const json &Params) {
@@ -625,9 +717,18 @@ json LanguageServer::codeAction(const json &Params) {
     json DocumentChanges = json::array();
     bool Usable = true;
     for (auto &[File, Fixes] : ByFile) {
-      std::optional<std::string> Text =
-          File == Path ? std::optional<std::string>(Doc->second.Text)
-                       : fileText(File);
+      // The edit applies to the buffer where the file is open.
+      std::optional<std::string> Text;
+      std::string FileUri = uriFromPath(File);
+      json Version = nullptr;
+      for (const auto &[OpenUri, Open] : Documents)
+        if (Open.Path == File) {
+          Text = Open.Text;
+          FileUri = OpenUri;
+          Version = Open.Version;
+        }
+      if (!Text)
+        Text = fileText(File);
       auto Digest = CurrentDigests.find(File);
       if (!Text || Digest == CurrentDigests.end() ||
           Digest->second != textDigest(*Text) || !normalizeFixes(Fixes)) {
@@ -641,11 +742,6 @@ json LanguageServer::codeAction(const json &Params) {
         Edits.push_back(
             {{"range", In.range(Fix.Offset, Fix.Offset + Fix.Length)},
              {"newText", Fix.Replacement}});
-      std::string FileUri = File == Path ? Uri : uriFromPath(File);
-      json Version = nullptr;
-      for (const auto &[OpenUri, Open] : Documents)
-        if (Open.Path == File)
-          Version = Open.Version;
       DocumentChanges.push_back(
           {{"textDocument", {{"uri", FileUri}, {"version", Version}}},
            {"edits", Edits}});

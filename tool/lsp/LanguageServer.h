@@ -115,12 +115,36 @@ private:
   Project *projectFor(const std::string &Path);
   std::unique_ptr<Project> loadProject(const std::string &DatabasePath,
                                        std::string &Problem);
-  /// Queues the units to analyze after Path was opened or saved.
+  /// Queues the units to analyze after Path was opened or saved, and the
+  /// building of their precompiled prefixes.
   void schedule(const std::string &Path, bool Opened);
-  void enqueue(UnitKey Key);
+  /// The analyzing thread: one unit at a time, then what to publish. It
+  /// alone publishes diagnostics, so they arrive in the order made.
   void work();
-  /// Sends the findings of every analyzed unit, file by file.
-  void publish();
+  /// The thread that builds precompiled prefixes, one at a time.
+  void buildPrefixes();
+
+  /// What the worker publishes after an analysis: worked out from a copy
+  /// of the state, without holding the lock.
+  struct Publication {
+    std::vector<TranslationUnitResult> Results;
+    /// Open documents: canonical path to the URI the editor named.
+    std::map<std::string, std::string> Open;
+    /// The last list sent for each file; made the new one.
+    std::map<std::string, nlohmann::json> Sent;
+    /// The main file of the unit just analyzed, if any.
+    std::string Analyzed;
+    PositionEncoding Encoding = PositionEncoding::Utf16;
+    // Made by computePublication:
+    std::map<std::string, std::vector<Finding>> Findings;
+    std::map<std::string, uint64_t> Digests;
+    std::vector<nlohmann::json> Messages;
+  };
+  Publication snapshot() const;
+  static void computePublication(Publication &P);
+  /// The log lines of an analysis: a failure once, until it changes.
+  static std::vector<nlohmann::json> unitMessages(const std::string &File,
+                                                  UnitState &State);
 
   ServerOptions Options;
   std::ostream &Out;
@@ -133,6 +157,7 @@ private:
   bool ShutDown = false;
   bool Stopping = false;
   bool Running = false;
+  bool PublishPending = false;
   PositionEncoding Encoding = PositionEncoding::Utf16;
   bool VersionedEdits = false;
   std::vector<std::string> WorkspaceRoots;
@@ -141,13 +166,15 @@ private:
   std::map<std::string, Document> Documents;
   std::map<UnitKey, UnitState> Units;
   std::deque<UnitKey> Queue;
-  std::set<std::string> Published;
+  std::deque<UnitKey> PrefixQueue;
+  /// The last list of diagnostics sent for each file still shown.
+  std::map<std::string, nlohmann::json> Sent;
   /// The findings last published, by file, and the digest of each file's
   /// text they were made on, for code actions.
   std::map<std::string, std::vector<Finding>> Current;
   std::map<std::string, uint64_t> CurrentDigests;
   std::thread Worker;
-  std::vector<std::thread> PrefixBuilders;
+  std::thread PrefixWorker;
 };
 
 /// `torchlint lsp [options]`: serves on stdin and stdout.

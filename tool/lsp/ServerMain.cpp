@@ -75,7 +75,6 @@ int runLanguageServer(int Argc, const char **Argv) {
   std::ios::sync_with_stdio(false);
   LanguageServer Server(Options, std::cout);
   int Status = Server.run(std::cin);
-  std::cout.flush();
   // An analysis or a precompiled header may still be running: they write
   // only through temporary files and renames, so leaving now loses nothing
   // but their time, where waiting for them would keep the editor waiting.

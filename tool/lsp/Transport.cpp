@@ -74,6 +74,12 @@ Frame readFrame(std::istream &In) {
       break;
     }
     SawHeader = true;
+    // The body of a frame that had no usable Content-Length is still in the
+    // stream, and the next frame's first header follows it on this line:
+    // reading resumes there.
+    size_t Resume = lowered(*Line).find("content-length:");
+    if (Resume != std::string::npos && Resume > 0)
+      Line->erase(0, Resume);
     size_t Colon = Line->find(':');
     if (Colon == std::string::npos) {
       if (Problem.empty())
