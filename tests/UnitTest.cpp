@@ -606,6 +606,22 @@ TEST(CacheDirectory, KeysChangeWithEveryPiece) {
   EXPECT_NE(Key, CacheDirectory::keyOf({"a", "bc", ""}));
 }
 
+TEST(CacheDirectory, TrimRemovesTemporaryFilesOfWritersLongGone) {
+  std::string Root = testing::TempDir() + "torchlint-trim-tmp";
+  fs::remove_all(Root);
+  CacheDirectory Cache(Root, /*MaxBytes=*/1 << 20);
+  std::string Old = Cache.pathFor("pch", "aa01", "-1234.pch.tmp");
+  std::string Fresh = Cache.pathFor("pch", "bb02", "-5678.pch.tmp");
+  std::ofstream(Old) << "x";
+  std::ofstream(Fresh) << "x";
+  fs::last_write_time(Old, fs::file_time_type::clock::now() -
+                               std::chrono::hours(2));
+  Cache.trim();
+  EXPECT_FALSE(fs::exists(Old));
+  EXPECT_TRUE(fs::exists(Fresh)); // perhaps still being written
+  fs::remove_all(Root);
+}
+
 TEST(CacheDirectory, TrimRemovesLeastRecentlyUsedEntriesWhole) {
   std::string Root = testing::TempDir() + "torchlint-trim";
   fs::remove_all(Root);

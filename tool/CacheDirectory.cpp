@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <chrono>
 #include <map>
 #include <vector>
 
@@ -85,6 +86,14 @@ void CacheDirectory::trim() const {
         Status.type() != llvm::sys::fs::file_type::regular_file)
       continue;
     llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    // A temporary file an hour old belongs to a writer that is gone (a
+    // language server that exited while clang wrote a precompiled header).
+    if (Name.ends_with(".tmp") &&
+        std::chrono::system_clock::now() - Status.getLastModificationTime() >
+            std::chrono::hours(1)) {
+      llvm::sys::fs::remove(It->path());
+      continue;
+    }
     std::string Stem =
         (llvm::sys::path::parent_path(It->path()) + "/" + Name.split('.').first)
             .str();
