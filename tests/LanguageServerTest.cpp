@@ -504,3 +504,15 @@ TEST(LanguageServer, AFileOpenedThroughASymbolicLinkIsPublishedUnderItsUri) {
   EXPECT_EQ(publishedFor(S, uriFromPath(Link + "/a.cpp")), 1u) << S.logText();
   EXPECT_EQ(publishedFor(S, uriFromPath(Real + "/a.cpp")), 0u);
 }
+
+TEST(LanguageServerCommand, AnUnknownOptionIsOneClearError) {
+  RunResult R = run(torchlintBinary(), {"lsp", "--compile-commands=build"});
+  EXPECT_EQ(R.ExitCode, 2);
+  EXPECT_EQ(R.Stdout, ""); // stdout belongs to the protocol
+  EXPECT_NE(R.Stderr.find("unknown option '--compile-commands=build'"),
+            std::string::npos)
+      << R.Stderr;
+  RunResult Help = run(torchlintBinary(), {"lsp", "--help"});
+  EXPECT_EQ(Help.ExitCode, 0);
+  EXPECT_NE(Help.Stdout.find("--compile-commands-dir=DIR"), std::string::npos);
+}

@@ -8,11 +8,13 @@ namespace torchlint {
 const char *usageText() {
   return R"(USAGE: torchlint [options] <compile_commands.json | build-dir> [source-file...]
        torchlint merge LOG.sarif... [-o FILE]
+       torchlint lsp [options]
 
 Finds libtorch code that runs on the CPU, or starves its GPU, without saying so.
 Source files select translation units of the compilation database; without
 them every entry is analyzed. 'merge' combines the SARIF logs of shards into
-one run, each result once.
+one run, each result once. 'lsp' serves the findings to an editor as a
+language server on stdin and stdout ('torchlint lsp --help').
 
 OPTIONS:
   -j N                    analyze N translation units in parallel (default: one per core)
