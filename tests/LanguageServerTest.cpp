@@ -516,3 +516,30 @@ TEST(LanguageServerCommand, AnUnknownOptionIsOneClearError) {
   EXPECT_EQ(Help.ExitCode, 0);
   EXPECT_NE(Help.Stdout.find("--compile-commands-dir=DIR"), std::string::npos);
 }
+
+TEST(LanguageServer, InitializationOptionsChooseTheRulesAndTheirOptions) {
+  std::string Dir = temporaryDirectory();
+  writeProject(Dir, {"a.cpp"});
+  Session NoRules;
+  NoRules.initialize({{"rootUri", uriFromPath(Dir)},
+                      {"initializationOptions", {{"checks", "-*"}}}});
+  NoRules.open(Dir + "/a.cpp", readFile(Dir + "/a.cpp"));
+  NoRules.Server->waitIdle();
+  std::vector<json> Shown = NoRules.notifications("window/showMessage");
+  ASSERT_EQ(Shown.size(), 1u);
+  EXPECT_NE(Shown[0]["message"].get<std::string>().find(
+                "no rule is enabled by checks '-*'"),
+            std::string::npos);
+
+  Session Missing;
+  Missing.initialize(
+      {{"rootUri", uriFromPath(Dir)},
+       {"initializationOptions", {{"configFile", Dir + "/none.yaml"}}}});
+  Missing.open(Dir + "/a.cpp", readFile(Dir + "/a.cpp"));
+  Missing.Server->waitIdle();
+  Shown = Missing.notifications("window/showMessage");
+  ASSERT_EQ(Shown.size(), 1u);
+  EXPECT_NE(Shown[0]["message"].get<std::string>().find(Dir + "/none.yaml"),
+            std::string::npos)
+      << Shown[0];
+}

@@ -341,6 +341,10 @@ LanguageServer::loadProject(const std::string &DatabasePath,
     Problem = llvm::toString(Rules.takeError());
     return nullptr;
   }
+  if (Rules->empty()) {
+    Problem = "no rule is enabled by checks '" + Options.Checks + "'";
+    return nullptr;
+  }
   std::string ConfigFile =
       Options.ConfigFile.empty()
           ? findConfigFile(sourceRoot("", P->Database.Entries))
