@@ -4,12 +4,16 @@
 #   scripts/sanitize.sh address   AddressSanitizer and UndefinedBehaviorSanitizer
 #                                 over the unit, test-input and CLI suites
 #   scripts/sanitize.sh thread    ThreadSanitizer over `torchlint -j 2` on both
-#                                 test-input databases, cold and warm
+#                                 test-input databases, cold and warm, and over
+#                                 the language server's suite (its analyzing
+#                                 and prefix-building threads)
+#   scripts/sanitize.sh thread lsp  the language server's suite alone
 # The clang-tidy plugin is left out: it is loaded into clang-tidy-19, which is
 # not built with a sanitizer. The runtime needs libtorch's own build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-kind=${1:?usage: scripts/sanitize.sh address|thread}
+kind=${1:?usage: scripts/sanitize.sh address|thread [lsp]}
+only=${2:-}
 case $kind in
   address) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-sanitize=vptr" ;;
   thread) flags="-fsanitize=thread" ;;
@@ -37,13 +41,14 @@ if [[ $kind == address ]]; then
   exit
 fi
 
-cmake --build "$build" --parallel "$jobs" --target torchlint
+cmake --build "$build" --parallel "$jobs" --target torchlint torchlint_lsp_tests
 ctest --test-dir "$build" -R '^configure_test_inputs' --output-on-failure >/dev/null
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 status=0
-for database in "$build"/test-inputs/compile_commands.json \
-                "$build"/test-inputs-libtorch2/compile_commands.json; do
+[[ $only == lsp ]] && set -- || set -- "$build"/test-inputs/compile_commands.json \
+  "$build"/test-inputs-libtorch2/compile_commands.json
+for database in "$@"; do
   for run in cold warm; do
     echo "sanitize: thread, -j 2, $run cache: $database"
     # Findings give exit code 1; a report from the sanitizer gives 88.
@@ -56,4 +61,6 @@ for database in "$build"/test-inputs/compile_commands.json \
     fi
   done
 done
+echo "sanitize: thread, the language server's suite"
+"$build/tests/torchlint_lsp_tests" || { echo "sanitize: the lsp suite failed" >&2; status=1; }
 exit $status
