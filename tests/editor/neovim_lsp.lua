@@ -123,6 +123,12 @@ local ok, problem = pcall(function()
     return fail('after the code action, ' .. program .. ' differs from ' ..
       os.getenv('EXPECTED') .. ' (the golden, marked)')
   end
+  -- Without the comment, the file is the golden itself.
+  fixed[changed] = fixed[changed]:sub(#marker + 1)
+  if not vim.deep_equal(fixed, vim.fn.readfile(os.getenv('GOLDEN'), 'b')) then
+    return fail('without the comment, ' .. program .. ' differs from ' ..
+      os.getenv('GOLDEN'))
+  end
   say('the fixed file equals the golden')
 
   client.stop()
