@@ -478,7 +478,10 @@ TEST(Cli, AFlowOutOfBudgetIsAToolWarningNamingTheFunction) {
                   N["message"]["text"].get<std::string>().find(Said) !=
                       std::string::npos;
     EXPECT_TRUE(Notified) << Round;
-    for (const json &F : json::parse(R.Stdout)["findings"])
+    // Bound to a name: a range-for over a member of a temporary would walk
+    // freed memory.
+    json Output = json::parse(R.Stdout);
+    for (const json &F : Output["findings"])
       EXPECT_EQ(F["message"].get<std::string>().find("gave up"),
                 std::string::npos);
   }

@@ -12,6 +12,9 @@
 #include "lsp/Positions.h"
 #include "lsp/Transport.h"
 
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/Signals.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -25,6 +28,17 @@ using namespace torchlint::test;
 using nlohmann::json;
 
 namespace {
+
+// As torchlint's main() does (InitLLVM): LLVM's signal handlers, with their
+// alternate signal stack, installed by the main thread before the server's
+// threads start, and crash recovery on. Otherwise the first thread to write
+// an output file (a precompiled header) installs them on an alternate stack
+// of its own, which AddressSanitizer then fails to unmap when it ends.
+const bool SignalHandlersInstalled = [] {
+  llvm::sys::PrintStackTraceOnErrorSignal("torchlint_lsp_tests");
+  llvm::CrashRecoveryContext::Enable();
+  return true;
+}();
 
 std::string framed(const std::string &Body) {
   return "Content-Length: " + std::to_string(Body.size()) + "\r\n\r\n" + Body;
