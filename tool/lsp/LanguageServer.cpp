@@ -67,6 +67,17 @@ std::string findDatabase(const std::string &Path) {
   return "";
 }
 
+/// A JSON-RPC notification: what the server tells the editor unasked.
+json notification(const std::string &Method, json Params) {
+  return {
+      {"jsonrpc", "2.0"}, {"method", Method}, {"params", std::move(Params)}};
+}
+
+/// The params of window/logMessage and window/showMessage.
+json messageParams(int Type, const std::string &Text) {
+  return {{"type", Type}, {"message", "torchlint: " + Text}};
+}
+
 } // namespace
 
 struct LanguageServer::Project {
@@ -118,12 +129,11 @@ void LanguageServer::replyError(const json &Id, int Code,
 }
 
 void LanguageServer::notify(const std::string &Method, json Params) {
-  send({{"jsonrpc", "2.0"}, {"method", Method}, {"params", std::move(Params)}});
+  send(notification(Method, std::move(Params)));
 }
 
 void LanguageServer::log(int Type, const std::string &Message) {
-  notify("window/logMessage",
-         {{"type", Type}, {"message", "torchlint: " + Message}});
+  notify("window/logMessage", messageParams(Type, Message));
 }
 
 int LanguageServer::run(std::istream &In) {
@@ -414,8 +424,7 @@ LanguageServer::Project *LanguageServer::projectFor(const std::string &Path) {
   if (!Loaded) {
     if (ProjectProblemsSaid.insert(DatabasePath + Problem).second) {
       log(LogError, Problem);
-      notify("window/showMessage",
-             {{"type", LogError}, {"message", "torchlint: " + Problem}});
+      notify("window/showMessage", messageParams(LogError, Problem));
     }
     return nullptr;
   }
@@ -587,10 +596,7 @@ void LanguageServer::work() {
 std::vector<json> LanguageServer::unitMessages(const std::string &File,
                                                UnitState &State) {
   auto Log = [](int Type, const std::string &Text) {
-    return json{
-        {"jsonrpc", "2.0"},
-        {"method", "window/logMessage"},
-        {"params", {{"type", Type}, {"message", "torchlint: " + Text}}}};
+    return notification("window/logMessage", messageParams(Type, Text));
   };
   std::vector<json> Messages;
   AnalysisFailure Said{File, "", false};
@@ -608,11 +614,8 @@ std::vector<json> LanguageServer::unitMessages(const std::string &File,
     if (!Failure.empty()) {
       Messages.push_back(Log(LogWarning, Failure));
       if (State.Result.Failure)
-        Messages.push_back(
-            {{"jsonrpc", "2.0"},
-             {"method", "window/showMessage"},
-             {"params",
-              {{"type", LogWarning}, {"message", "torchlint: " + Failure}}}});
+        Messages.push_back(notification("window/showMessage",
+                                        messageParams(LogWarning, Failure)));
     }
   }
   for (const std::string &Warning : State.Result.Warnings)
@@ -682,9 +685,8 @@ void LanguageServer::computePublication(Publication &P) {
       continue;
     std::string Uri = Open != P.Open.end() ? Open->second : uriFromPath(File);
     P.Messages.push_back(
-        {{"jsonrpc", "2.0"},
-         {"method", "textDocument/publishDiagnostics"},
-         {"params", {{"uri", Uri}, {"diagnostics", std::move(Diagnostics)}}}});
+        notification("textDocument/publishDiagnostics",
+                     {{"uri", Uri}, {"diagnostics", std::move(Diagnostics)}}));
   }
   P.Sent = std::move(Sent);
 }
