@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -450,6 +451,80 @@ TEST(Parallelism, OutputIsIdenticalForEveryJobCount) {
   EXPECT_EQ(One.ExitCode, Two.ExitCode);
   EXPECT_FALSE(One.Stdout.empty());
   EXPECT_EQ(One.Stdout, Two.Stdout);
+}
+
+// A build system's action (Bazel's) runs in a sandbox whose path changes
+// from run to run: with --hermetic, the same unit with the same flags gives
+// the same bytes wherever it is, reading no .clang-tidy or git work tree
+// around it and writing nothing but its log (no cache, and not the
+// dependency file the command asks for). The command is the one Bazel's
+// auto-configured GCC toolchain writes.
+TEST(Hermetic, TheSameInputsGiveTheSameBytesFromAnyDirectory) {
+  json Model = json::parse(readFile(testInputsDatabase())).at(0);
+  std::vector<std::string> Arguments = {
+      "/usr/bin/gcc", "-U_FORTIFY_SOURCE", "-fstack-protector", "-Wall",
+      "-Wunused-but-set-parameter", "-Wno-free-nonheap-object",
+      "-fno-omit-frame-pointer", "-g0", "-O2", "-D_FORTIFY_SOURCE=1",
+      "-DNDEBUG", "-ffunction-sections", "-fdata-sections", "-std=c++17",
+      "-MD", "-MF", "bazel-out/k8-opt/bin/_objs/unit/unit.pic.d",
+      "-frandom-seed=bazel-out/k8-opt/bin/_objs/unit/unit.pic.o", "-fPIC",
+      "-iquote", ".", "-iquote", "bazel-out/k8-opt/bin"};
+  std::istringstream Words(Model["command"].get<std::string>());
+  for (std::string Word, Previous; Words >> Word; Previous = Word) {
+    if (Previous == "-isystem")
+      Arguments.push_back("-isystem");
+    if (Previous == "-isystem" || Word.rfind("-D", 0) == 0 ||
+        Word.rfind("-std=", 0) == 0)
+      Arguments.push_back(Word);
+  }
+  for (const char *Macro : {"__DATE__", "__TIMESTAMP__", "__TIME__"})
+    Arguments.push_back("-D" + std::string(Macro) + "=\"redacted\"");
+  Arguments.insert(Arguments.end(),
+                   {"-Wno-builtin-macro-redefined", "-c", "pkg/unit.cpp", "-o",
+                    "bazel-out/k8-opt/bin/_objs/unit/unit.pic.o"});
+
+  auto Sandbox = [&](const std::string &Directory) {
+    fs::create_directories(Directory + "/pkg");
+    fs::copy_file(dataFile("cli_program.cpp"), Directory + "/pkg/unit.cpp");
+    json Database = json::array({{{"directory", Directory},
+                                  {"file", "pkg/unit.cpp"},
+                                  {"arguments", Arguments}}});
+    writeFile(Directory + "/compile_commands.json", Database.dump(1));
+    return torchlint({"--hermetic", "--format=sarif", "-o", "unit.sarif",
+                      "compile_commands.json"},
+                     Directory);
+  };
+  std::string First = temporaryDirectory() + "/execroot";
+  std::string Second = temporaryDirectory() + "/sandbox/7/execroot";
+  // What a run that is not hermetic would read: a .clang-tidy it cannot
+  // parse above the source, and a git work tree around it.
+  writeFile(First + "/.clang-tidy", "CheckOptions: [unclosed\n");
+  fs::create_directories(First + "/pkg/.git");
+  RunResult One = Sandbox(First);
+  RunResult Two = Sandbox(Second);
+  EXPECT_EQ(One.ExitCode, 1) << One.Stderr;
+  EXPECT_EQ(Two.ExitCode, 1) << Two.Stderr;
+  std::string Log = readFile(First + "/unit.sarif");
+  EXPECT_EQ(Log, readFile(Second + "/unit.sarif"));
+  EXPECT_EQ(Log.find(First), std::string::npos);
+  json Run = json::parse(Log)["runs"][0];
+  ASSERT_FALSE(Run["results"].empty()) << Log;
+  EXPECT_EQ(Run["results"][0]["locations"][0]["physicalLocation"]
+               ["artifactLocation"]["uri"],
+            "pkg/unit.cpp");
+  EXPECT_TRUE(Run["invocations"][0]["toolExecutionNotifications"].empty())
+      << Log;
+  for (const std::string &Directory : {First, Second}) {
+    EXPECT_FALSE(fs::exists(Directory + "/.torchlint-cache")) << Directory;
+    EXPECT_FALSE(fs::exists(Directory + "/bazel-out")) << Directory;
+  }
+
+  // Without --hermetic the same run reads both, and names where it ran.
+  RunResult Plain = torchlint({"--no-cache", "--format=sarif",
+                               "compile_commands.json"},
+                              First);
+  EXPECT_NE(Plain.Stdout.find(First), std::string::npos);
+  EXPECT_NE(Plain.Stdout, Log);
 }
 
 // A flow that runs out of budget says so, naming the function, in the text

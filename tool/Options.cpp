@@ -53,6 +53,13 @@ OPTIONS:
   --cache-size=MB         trim the cache to MB megabytes after a run (default: 2048)
   --no-cache              neither read nor write the cache: parse every unit
   --no-pch                do not precompile the libtorch includes
+  --hermetic              read and write only what the command names (for a
+                          build system's action): implies --no-cache and
+                          --no-pch, reads a .clang-tidy only through
+                          --config-file, takes --source-root (default: the
+                          current directory, no git search) and writes no
+                          absolute path of it, so that the same inputs give
+                          the same bytes wherever they are
   --timeout=SECONDS       analyze each unit in a process of its own and give up
                           on one that takes longer: it is reported as not
                           analyzed and the run goes on
@@ -186,12 +193,13 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
                      "': expected note, warning or error");
       O.FailOn = *L;
     } else if (Name == "--no-cache" || Name == "--no-pch" ||
-               Name == "--no-summaries") {
+               Name == "--no-summaries" || Name == "--hermetic") {
       if (llvm::Error E = NoValue())
         return std::move(E);
-      (Name == "--no-cache" ? O.NoCache
-       : Name == "--no-pch" ? O.NoPch
-                            : O.NoSummaries) = true;
+      (Name == "--no-cache"     ? O.NoCache
+       : Name == "--no-pch"     ? O.NoPch
+       : Name == "--no-summaries" ? O.NoSummaries
+                                  : O.Hermetic) = true;
     } else if (Name == "--timeout" || Name == "--internal-unit") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)
@@ -280,6 +288,13 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
   }
   if (!O.Help && !O.Version && !O.ListChecks && O.Database.empty())
     return usage("no compilation database given (see --help)");
+  if (O.Hermetic) {
+    if (!O.CacheDir.empty())
+      return usage("--hermetic keeps no cache: drop --cache-dir");
+    O.NoCache = O.NoPch = true;
+    if (O.SourceRoot.empty())
+      O.SourceRoot = ".";
+  }
   return O;
 }
 

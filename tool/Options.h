@@ -49,6 +49,10 @@ struct Options {
   uint64_t CacheMegabytes = 2048;
   bool NoCache = false;
   bool NoPch = false;
+  /// Read and write nothing the command line does not name (a build
+  /// system's action): no cache, no precompiled prefix, no search for
+  /// .clang-tidy or a git work tree, SARIF without absolute paths.
+  bool Hermetic = false;
   /// Each unit on its own: no summary pass.
   bool NoSummaries = false;
   /// --timeout: a unit analyzed longer is reported as not analyzed; 0: none.

@@ -298,7 +298,7 @@ void writeSarif(const Report &R, SourceCache &Sources,
             json::array(
                 {{{"executionSuccessful", R.Failures.empty()},
                   {"toolExecutionNotifications", std::move(Notifications)}}})}};
-  if (!Options.SourceRoot.empty())
+  if (!Options.SourceRoot.empty() && Options.WriteRootUri)
     Run["originalUriBaseIds"] = {
         {SourceRootId,
          {{"uri", fileUri(llvm::StringRef(Options.SourceRoot).rtrim('/').str() +

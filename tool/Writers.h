@@ -36,6 +36,10 @@ struct SarifOptions {
   /// runs[0].automationDetails.id, so that several uploads of one commit
   /// stay apart; empty: none.
   std::string Category;
+  /// Name SourceRoot's absolute URI in originalUriBaseIds. A hermetic run
+  /// leaves it to the consumer, so that its bytes do not depend on where it
+  /// ran.
+  bool WriteRootUri = true;
 };
 
 /// A SARIF 2.1.0 log with one run, ready for GitHub code scanning.

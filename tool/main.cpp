@@ -204,8 +204,9 @@ int main(int Argc, const char **Argv) {
 
   // Rule options: the same CheckOptions the clang-tidy plugin reads.
   std::string ConfigFile =
-      O.ConfigFile.empty() ? findConfigFile(sourceRoot(O.SourceRoot, *Entries))
-                           : O.ConfigFile;
+      O.ConfigFile.empty() && !O.Hermetic
+          ? findConfigFile(sourceRoot(O.SourceRoot, *Entries))
+          : O.ConfigFile;
   llvm::Expected<RuleSetup> Setup = configureRules(Rules, ConfigFile);
   if (!Setup)
     return fail(llvm::toString(Setup.takeError()));
@@ -381,6 +382,7 @@ int main(int Argc, const char **Argv) {
   R.Warnings.insert(R.Warnings.begin(), OptionProblems.begin(),
                     OptionProblems.end());
   SarifOptions Sarif{sourceRoot(O.SourceRoot, *Entries), O.SarifCategory};
+  Sarif.WriteRootUri = !O.Hermetic;
   if (Baseline) {
     // Only what the baseline does not know: the text, the logs and the exit
     // status all follow the new findings.
