@@ -100,6 +100,36 @@ FactSet withPinned(FactSet Facts, bool Pinned) {
   return Facts;
 }
 
+/// Collects where the tensor operands of one operation are, and says where
+/// its result is. An operation's tensors must share a device (a 0-dim CPU
+/// tensor aside), so an operand whose devices are all known, one of them a
+/// GPU (`x.to(device)`), puts the result where it is, whatever the unknown
+/// operands hold; without one, the result may be wherever any operand is. An
+/// operand known only on the CPU decides nothing: it may be a 0-dim tensor
+/// joining GPU ones.
+class OperationResult {
+public:
+  void addOperand(const FactSet &Facts) {
+    mergeFacts(Any, Facts);
+    bool AllKnown =
+        !Facts.empty() &&
+        llvm::all_of(Facts, [](const DeviceFact &F) { return F.isKnown(); });
+    bool SomeGpu = llvm::any_of(Facts, [](const DeviceFact &F) {
+      return F.Kind != DeviceKind::CPU;
+    });
+    if (AllKnown && SomeGpu)
+      mergeFacts(Deciding, Facts);
+  }
+  bool empty() const { return Any.empty(); }
+  FactSet result() const { return Deciding.empty() ? Any : Deciding; }
+  /// The deciding operands' devices alone: empty when none decides.
+  const FactSet &decided() const { return Deciding; }
+
+private:
+  FactSet Any;
+  FactSet Deciding;
+};
+
 /// Tensor methods whose result shares the memory of the tensor.
 bool isViewMethod(llvm::StringRef Name) {
   static const llvm::StringRef Views[] = {
@@ -478,6 +508,67 @@ bool isAliasDeclaration(const VarDecl *Var) {
   return api::moduleClassOf(Bare) &&
          !api::isModuleClass(Bare->getAsCXXRecordDecl());
 }
+
+/// Code the flow of Var's function does not follow may assign Var: a lambda
+/// that captures it by reference, a pointer to it, a function of the
+/// program that takes it by non-const reference (the flow keeps what such a
+/// tensor held when the function is not in the unit).
+class EscapeFinder : public RecursiveASTVisitor<EscapeFinder> {
+public:
+  explicit EscapeFinder(const VarDecl *Var) : Var(Var) {}
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || api::isInTorchNamespace(Callee))
+      return true;
+    // A member operator's object is its first argument, not a parameter.
+    unsigned Skip =
+        isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee);
+    for (unsigned I = Skip; I < Call->getNumArgs(); ++I) {
+      unsigned Param = I - Skip;
+      if (Param >= Callee->getNumParams())
+        break;
+      QualType T = Callee->getParamDecl(Param)->getType();
+      const auto *Ref =
+          dyn_cast<DeclRefExpr>(api::ignoreWrappers(Call->getArg(I)));
+      if (Ref && Ref->getDecl() == Var && T->isReferenceType() &&
+          !T.getNonReferenceType().isConstQualified())
+        Escapes = true;
+    }
+    return !Escapes;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
+    for (const LambdaCapture &Capture : Lambda->captures())
+      if (Capture.capturesVariable() && Capture.getCapturedVar() == Var &&
+          Capture.getCaptureKind() == LCK_ByRef)
+        Escapes = true;
+    return !Escapes && RecursiveASTVisitor::TraverseLambdaExpr(Lambda);
+  }
+  bool VisitUnaryOperator(UnaryOperator *Op) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(Op->getSubExpr()->IgnoreParens());
+    if (Op->getOpcode() == UO_AddrOf && Ref && Ref->getDecl() == Var)
+      Escapes = true;
+    return !Escapes;
+  }
+  bool Escapes = false;
+
+private:
+  const VarDecl *Var;
+};
+
+/// `torch::Tensor t;`: an undefined tensor, on no device until something is
+/// assigned to it, in a function whose flow sees every assignment.
+bool isUndefinedTensor(const VarDecl *Var) {
+  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Var->getInit());
+  if (!Construct || Construct->getNumArgs() != 0 ||
+      !api::isTensor(Var->getType()) || !Var->isLocalVarDecl())
+    return false;
+  const auto *Function = dyn_cast<FunctionDecl>(Var->getDeclContext());
+  if (!Function || !Function->getBody())
+    return false;
+  EscapeFinder Finder(Var);
+  Finder.TraverseStmt(Function->getBody());
+  return !Finder.Escapes;
+}
 } // namespace
 
 void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
@@ -519,7 +610,8 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
           continue;
         }
       }
-      assign(S, Var, Init ? eval(A, S, Init) : FactSet());
+      assign(S, Var,
+             Init && !isUndefinedTensor(Var) ? eval(A, S, Init) : FactSet());
     }
     return;
   }
@@ -1153,6 +1245,15 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
         // (add_, copy_) return the tensor itself.
         if (isViewMethod(Name) || Name.ends_with("_"))
           return Facts;
+        // a.sub(b), a.type_as(b): a tensor argument on a GPU puts the
+        // result there too.
+        OperationResult Operands;
+        Operands.addOperand(Facts);
+        for (const Expr *Arg : Member->arguments())
+          if (api::isTensor(Arg->getType()))
+            Operands.addOperand(eval(A, S, Arg));
+        if (!Operands.decided().empty())
+          Facts = Operands.decided();
         return withPinned(std::move(Facts), false);
       }
       if (api::isTensorSequence(Member->getType()) ||
@@ -1201,11 +1302,11 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     }
     if (api::isTensor(Op->getType())) {
       // Arithmetic, comparison, indexing: where the tensor operands are.
-      FactSet Result;
+      OperationResult Result;
       for (const Expr *Arg : Op->arguments())
         if (api::isTensor(Arg->getType()))
-          mergeFacts(Result, eval(A, S, Arg));
-      return Result.empty() ? unknown() : withPinned(std::move(Result), false);
+          Result.addOperand(eval(A, S, Arg));
+      return Result.empty() ? unknown() : withPinned(Result.result(), false);
     }
     if (api::isDataLoaderValue(Op->getType()))
       return dataLoaderFacts(Op);
@@ -1319,7 +1420,7 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
     if (!api::isTensor(Returned) && !api::isTensorSequence(Returned) &&
         !api::isTensorTuple(Returned) && !api::isPackedSequence(Returned))
       return unknown();
-    FactSet Result;
+    OperationResult Result;
     for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
       const Expr *Arg = Call->getArg(I);
       // An argument that must be on the CPU (a packed sequence's lengths)
@@ -1329,9 +1430,9 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
       if (api::isTensor(Arg->getType()) ||
           api::isTensorSequence(Arg->getType()) ||
           api::isPackedSequence(Arg->getType()))
-        mergeFacts(Result, eval(A, S, Arg));
+        Result.addOperand(eval(A, S, Arg));
     }
-    return Result.empty() ? unknown() : withPinned(std::move(Result), false);
+    return Result.empty() ? unknown() : withPinned(Result.result(), false);
   }
   if (const FunctionDecl *Callee = definitionOf(FD)) {
     if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
@@ -1349,12 +1450,15 @@ FactSet DeviceFlow::moduleOutput(Analysis &A, const State &S,
   FactSet Module = eval(A, S, Object);
   const CXXRecordDecl *Impl = api::moduleClassOf(Object->getType());
   if (Module.empty() || allUnknown(Module) || api::isParameterFree(Impl)) {
-    FactSet Result;
+    // Without parameters of a known device, a module computes where its
+    // inputs are, as an operation does.
+    OperationResult Inputs;
     for (unsigned I = api::moduleInputIndex(Call); I < Call->getNumArgs(); ++I)
       if (api::carriesTensors(Call->getArg(I)->getType()))
-        mergeFacts(Result, eval(A, S, Call->getArg(I)));
-    if (Result.empty())
+        Inputs.addOperand(eval(A, S, Call->getArg(I)));
+    if (Inputs.empty())
       return unknown();
+    FactSet Result = Inputs.result();
     // A loaded TorchScript module of unknown device runs where its inputs
     // are (or fails): what it gives back is still a module's result.
     if (api::isScriptModuleClass(Impl))

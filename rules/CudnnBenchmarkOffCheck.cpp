@@ -35,10 +35,18 @@ const RuleInfo CudnnBenchmarkOffCheck::Info = {
 
 namespace {
 /// A size argument reads a variable that is declared inside the loop that
-/// runs the call: the loop counter, or a value computed per iteration.
+/// runs the call: the loop counter, or a value computed per iteration. A
+/// size read off a tensor (`batch.data.size(0)`) is a shape the loop has
+/// already: labels or noise made to match a batch bring no new one.
 bool sizeChangesPerIteration(const Expr *Size, const Stmt *Loop,
                              const SourceManager &SM) {
   if (!Size)
+    return false;
+  if (const auto *Read = dyn_cast<CXXMemberCallExpr>(Size);
+      Read && api::isTensorMethod(Read->getMethodDecl()) &&
+      Read->getMethodDecl()->getIdentifier() &&
+      llvm::is_contained({"size", "sizes", "sym_size", "sym_sizes"},
+                         Read->getMethodDecl()->getName()))
     return false;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(Size)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());

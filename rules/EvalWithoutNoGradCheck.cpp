@@ -4,6 +4,7 @@
 
 #include "analysis/DeviceFlow.h"
 #include "analysis/GradMode.h"
+#include "analysis/GraphUses.h"
 #include "analysis/GradModeFlow.h"
 #include "analysis/Loops.h"
 #include "analysis/ModuleModes.h"
@@ -166,25 +167,36 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   std::optional<DeviceFlow::CallSite> Lambda = Flow.index().lambdaOrigin(FD);
   ModuleModes &Modes = context().moduleModes(Ctx);
   ModuleMode Mode = Modes.before(Call, Module).value_or(ModuleMode{true});
-  if (Mode.MayBeTraining)
-    return; // in training mode on some path
   const CXXMemberCallExpr *Evaluation =
-      Mode.MayBeEvaluation ? Mode.Evaluation : nullptr;
-  // With no mode set, only a function that never switches to training,
-  // whose callers are all known, runs inference.
-  if (!Evaluation && (Lambda || trainingIn(FD->getBody(), Ctx)))
-    return;
-  // Nothing on the paths from the call, up to the next switch to training
-  // and around loops too, needs the graph (a training loop before it does
-  // not).
-  if (Modes
-          .reachesBeforeTraining(
-              Call, Module,
-              [&](const Stmt *S) { return gradientUseIn(S, Flow) != nullptr; })
-          .value_or(true))
-    return;
-  if (tensorsCanEscape(FD))
-    return; // a caller may run backward() on what it computes
+      !Mode.MayBeTraining && Mode.MayBeEvaluation ? Mode.Evaluation : nullptr;
+  auto InferenceByMode = [&] {
+    if (Mode.MayBeTraining)
+      return false; // in training mode on some path
+    // With no mode set, only a function that never switches to training,
+    // whose callers are all known, runs inference.
+    if (!Evaluation && (Lambda || trainingIn(FD->getBody(), Ctx)))
+      return false;
+    // Nothing on the paths from the call, up to the next switch to training
+    // and around loops too, needs the graph (a training loop before it does
+    // not).
+    if (Modes
+            .reachesBeforeTraining(Call, Module,
+                                   [&](const Stmt *S) {
+                                     return gradientUseIn(S, Flow) != nullptr;
+                                   })
+            .value_or(true))
+      return false;
+    // A caller may run backward() on what it computes.
+    return !tensorsCanEscape(FD);
+  };
+  // Else: nothing computed from the result reaches a backward pass (it is
+  // only saved, printed or read as numbers), whatever the function trains.
+  bool GraphUnused = false;
+  if (!InferenceByMode()) {
+    if (Lambda || graphMayBeUsed(Call, Ctx))
+      return;
+    GraphUnused = true;
+  }
   if (Lambda) {
     if (Lambda->Call &&
         Recording.before(Lambda->Call).State == GradSetting::Disabled)
@@ -224,6 +236,11 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (Evaluation)
     Finding.note(Evaluation->getSourceRange(),
                  "the module is switched to evaluation mode here");
+  else if (GraphUnused && gradientUseIn(FD->getBody(), Flow))
+    Finding.note(FD->getLocation(),
+                 "'" + FD->getNameAsString() +
+                     "' runs backward() or an optimizer step, but never on "
+                     "what this call computes");
   else if (gradientUseIn(FD->getBody(), Flow))
     Finding.note(FD->getLocation(),
                  "'" + FD->getNameAsString() +

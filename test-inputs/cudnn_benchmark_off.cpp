@@ -79,8 +79,11 @@ void train(Encoder &model, torch::Device device) {
   for (int step = 0; step < 1000; ++step) {
     auto images = torch::rand({64, 3, 32, 32}, torch::TensorOptions().device(device));
     auto labels = torch::randint(10, {64}, torch::TensorOptions().device(device));
+    // Sized like the batch: a shape the loop already has, not a new one.
+    auto smoothing = torch::full({images.size(0)}, 0.1,
+                                 torch::TensorOptions().device(device));
     optimizer.zero_grad();
-    auto loss = torch::cross_entropy_loss(model(images), labels);
+    auto loss = torch::cross_entropy_loss(model(images), labels) + smoothing.mean();
     loss.backward();
     optimizer.step();
   }

@@ -31,20 +31,22 @@ void holder_alias() {
 // Correct: the batch's tensor is moved in place, through a reference too.
 template <typename Loader>
 void member_moved_in_place(Net &model, torch::Device device, Loader &loader) {
+  torch::NoGradGuard no_grad;
   for (auto &batch : loader) {
     batch.data = batch.data.to(device); // expect: torch-pageable-copy [warning] "'batch.data' is copied to the GPU from pageable"
-    model->forward(batch.data);
+    model->forward(batch.data); // expect: torch-eval-without-no-grad [warning] "'model' runs forward for inference"
   }
 }
 
 void reference_alias() {
+  torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
   model->to(device);
   torch::Tensor x = torch::randn({2, 4});
   torch::Tensor &view = x;
   view = view.to(device);
-  model->forward(x);
+  model->forward(x); // expect: torch-eval-without-no-grad
 }
 
 // Correct: a dataset that puts its tensors on the device itself.
@@ -173,6 +175,56 @@ void target_would_stay_behind() {
   torch::mse_loss(out, torch::randn({8, 2})).backward();
 }
 
+// An operation runs where its tensors are: one on the GPU puts the result
+// there, whatever the operands the unit cannot see hold, and a tensor
+// declared empty is on no device until something is assigned to it.
+struct PolicyOutput {
+  torch::Tensor log_probs;
+};
+PolicyOutput evaluate_policy(const torch::Tensor &observations);
+
+void operands_the_unit_cannot_see(torch::Device device, Net &model,
+                                  torch::optim::SGD &optimizer,
+                                  const std::vector<torch::Tensor> &batches) {
+  torch::nn::MSELoss criterion;
+  float total = 0;
+  for (const torch::Tensor &batch : batches) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
+    torch::Tensor observations = batch.to(device);
+    torch::Tensor log_probs = evaluate_policy(observations).log_probs;
+    torch::Tensor ratio = torch::exp(log_probs - observations);
+    total += ratio.mean().item<float>(); // expect: torch-sync-in-loop [warning] "'ratio.mean().item()' waits for the GPU on every iteration"
+    torch::Tensor kl;
+    torch::Tensor value_loss;
+    if (total > 0) {
+      kl = log_probs.sub(observations).mean();
+      value_loss = criterion(model->forward(log_probs), observations);
+    }
+    total += kl.item<float>(); // expect: torch-sync-in-loop [warning] "'kl.item()' waits for the GPU on every iteration"
+    optimizer.zero_grad();
+    value_loss.backward();
+    optimizer.step();
+    total += value_loss.item<float>(); // expect: torch-sync-in-loop [warning] "'value_loss.item()' waits for the GPU on every iteration"
+  }
+}
+
+// Correct: a CPU operand says nothing of the others (a 0-dim CPU tensor
+// joins GPU ones), and a tensor declared empty that a function of the
+// program fills by reference, or a lambda assigns, may be anywhere.
+void fill_features(torch::Tensor &features);
+
+void operands_that_may_be_anywhere(Net &model, torch::Device device) {
+  torch::NoGradGuard no_grad;
+  model->to(device);
+  torch::Tensor scale = torch::ones({});
+  torch::Tensor filled;
+  fill_features(filled);
+  model->forward(filled * scale);
+  torch::Tensor assigned;
+  auto compute = [&] { assigned = torch::ones({2, 4}, device); };
+  compute();
+  model->forward(assigned * scale);
+}
+
 int main(int argc, char **) {
   holder_alias();
   torch::Device device = pick_device();
@@ -199,4 +251,8 @@ int main(int argc, char **) {
   device_out_of_scope();
   constexpr_device();
   target_would_stay_behind();
+  torch::optim::SGD optimizer(model->parameters(), 0.1);
+  operands_the_unit_cannot_see(device, model, optimizer,
+                               {torch::randn({2, 4})});
+  operands_that_may_be_anywhere(model, device);
 }

@@ -1,7 +1,8 @@
 // torch-eval-without-no-grad: a module run for evaluation or inference while
-// autograd records. Guards (also behind a macro, also in every caller),
-// training, gradients wanted in evaluation mode (adversarial inputs, frozen
-// batch norm) and results handed to a caller that may train are fine.
+// autograd records, or run, in any mode, for a result that no backward pass
+// can use. Guards (also behind a macro, also in every caller), training,
+// gradients wanted in evaluation mode (adversarial inputs, frozen batch norm)
+// and results handed to a caller or a function that may train are fine.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -28,6 +29,28 @@ torch::Tensor images() { return torch::rand({32, 1, 28, 28}); }
 torch::Tensor labels() { return torch::randint(10, {32}); }
 
 // --- positives -------------------------------------------------------------
+
+// Samples drawn in a training loop and only saved and printed: no backward
+// pass can use their graph, whatever the loop trains.
+void sample_while_training(Net &model, torch::optim::Optimizer &optimizer) { // expect-note: "runs backward() or an optimizer step, but never on what this call computes"
+  for (int step = 1; step <= 1000; ++step) {
+    optimizer.zero_grad();
+    torch::cross_entropy_loss(model->forward(images()), labels()).backward();
+    optimizer.step();
+    if (step % 100 == 0) {
+      torch::Tensor samples = model->forward(images()); // expect: torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
+      torch::save((samples + 1.0) / 2.0, "samples.pt");
+      std::cout << samples.argmax(1) << "\n";
+    }
+  }
+}
+
+// A result dropped: batch norm updates its statistics without the graph.
+void recalibrate_batch_norm(Net &model) {
+  model->train();
+  for (int step = 0; step < 10; ++step)
+    model->forward(images()); // expect: torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
+}
 
 void evaluate(Net &model) {
   model->eval();
@@ -259,10 +282,12 @@ void grad_mode_off_unless_asked(Net &model, bool keep_graph) {
 
 // A part of the model trains (its batch norm or dropout, say): the graph
 // may be wanted.
+void log_output(const torch::Tensor &output);
+
 void part_of_the_model_trains(Net &model) {
   model->eval();
   model->fc->train();
-  std::cout << model(images()).sum() << "\n";
+  log_output(model(images()).sum());
 }
 
 // Training mode on one of the paths: the graph may be wanted.
@@ -272,7 +297,7 @@ void mode_chosen_by_a_flag(Net &model, bool training) {
   else
     model->eval();
   auto output = model(images());
-  std::cout << output.sizes() << "\n";
+  log_output(output);
 }
 
 void report(Net &model) {
@@ -316,10 +341,29 @@ void fine_tune_with_frozen_batch_norm(Net &model,
   }
 }
 
-void recalibrate_batch_norm(Net &model) {
-  model->train();
-  for (int step = 0; step < 10; ++step)
-    model->forward(images());
+// Results that reach a backward pass: through variables, sums, in-place
+// copies, containers and the program's own functions.
+torch::Tensor penalty(const torch::Tensor &output) {
+  return output.pow(2).mean();
+}
+
+void results_that_train(Net &model, torch::optim::Optimizer &optimizer) {
+  for (int step = 0; step < 100; ++step) {
+    std::vector<torch::Tensor> outputs;
+    outputs.push_back(model->forward(images()));
+    torch::Tensor total = torch::zeros({});
+    torch::Tensor logits = model->forward(images());
+    total += logits.sum();
+    torch::Tensor staged = torch::zeros({32, 10});
+    staged.copy_(model->forward(images()));
+    torch::Tensor reused;
+    reused = model->forward(images());
+    optimizer.zero_grad();
+    (torch::stack(outputs).sum() + total + staged.sum() + reused.sum() +
+     penalty(model->forward(images())))
+        .backward();
+    optimizer.step();
+  }
 }
 
 void activation_only() {
@@ -380,6 +424,8 @@ int main() {
   grad_mode_off_unless_asked(model, false);
   report_twice(model);
   training_step(model, optimizer);
+  sample_while_training(model, optimizer);
+  results_that_train(model, optimizer);
   compute_loss(model).backward();
   adversarial_example(model);
   fine_tune_with_frozen_batch_norm(model, optimizer);
