@@ -22,7 +22,8 @@ bool isLibtorchPath(llvm::StringRef Path) {
   return false;
 }
 
-UserCode::UserCode(llvm::StringRef Filter) {
+UserCode::UserCode(llvm::StringRef Filter, bool ResolveSymlinks)
+    : ResolveSymlinks(ResolveSymlinks) {
   if (!Filter.empty())
     HeaderFilter = std::make_unique<llvm::Regex>(Filter);
 }
@@ -45,8 +46,10 @@ const UserCode::FileVerdict &UserCode::verdict(SourceLocation Loc,
   OptionalFileEntryRef Entry = SM.getFileEntryRefForID(FID);
   if (!Entry)
     return V; // <built-in>, <command line>, scratch space: never the user's.
-  llvm::StringRef Canonical = SM.getFileManager().getCanonicalName(*Entry);
+  llvm::StringRef Canonical =
+      ResolveSymlinks ? SM.getFileManager().getCanonicalName(*Entry) : "";
   llvm::SmallString<256> Path(Canonical.empty() ? Entry->getName() : Canonical);
+  SM.getFileManager().makeAbsolutePath(Path);
   llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
   V.Path = std::string(Path);
 

@@ -32,8 +32,12 @@ bool isLibtorchPath(llvm::StringRef Path);
 class UserCode {
 public:
   /// HeaderFilter: an extended regex matched against a header's absolute
-  /// path; empty means every user header is reported.
-  explicit UserCode(llvm::StringRef HeaderFilter = "");
+  /// path; empty means every user header is reported. ResolveSymlinks:
+  /// name files by their real paths; off, by the paths the compiler opened
+  /// them through (in a build system's sandbox, every input is a link to a
+  /// file outside it).
+  explicit UserCode(llvm::StringRef HeaderFilter = "",
+                    bool ResolveSymlinks = true);
 
   /// The location is in a file the analyses may look into.
   bool isAnalyzed(clang::SourceLocation Loc,
@@ -43,7 +47,8 @@ public:
                   const clang::SourceManager &SM) const;
 
   /// The absolute, normalised path of the file holding Loc (after macro
-  /// expansion); empty for locations outside any file.
+  /// expansion), symbolic links resolved unless asked otherwise; empty for
+  /// locations outside any file.
   std::string filePath(clang::SourceLocation Loc,
                        const clang::SourceManager &SM) const;
 
@@ -57,6 +62,7 @@ private:
                              const clang::SourceManager &SM) const;
 
   std::unique_ptr<llvm::Regex> HeaderFilter;
+  bool ResolveSymlinks = true;
   mutable const clang::SourceManager *CachedFor = nullptr;
   mutable llvm::DenseMap<unsigned, FileVerdict> Cache;
   FileVerdict None;

@@ -15,6 +15,8 @@ packages=(
   nlohmann-json3-dev libgtest-dev cmake ninja-build g++ make
   # the editor test: a real LSP client drives `torchlint lsp`
   neovim
+  # the Bazel aspect's check (scripts/bazel-check.sh): Bazel 4.2 and a JDK
+  bazel-bootstrap
 )
 
 missing=()

@@ -10,6 +10,8 @@ build=${TORCHLINT_BUILD_DIR:-$root/build}
 # The specification and CLI suites are independent processes; side by side
 # they keep two cores busy where one of them runs a single parse at a time.
 ctest --test-dir "$build" --output-on-failure --parallel 2
+# The Bazel aspect on bazel/example, offline: one cached action per unit.
+"$root/scripts/bazel-check.sh" "$build"
 # A short bounded run of each fuzzer from its seed corpus; the long runs are
 # recorded in docs/reliability.md.
 "$root/scripts/fuzz.sh" "${TORCHLINT_FUZZ_SECONDS:-15}"

@@ -429,6 +429,12 @@ TEST(Shards, EveryUnitInOneShardAndTheLogsMergeBack) {
                 Invocations[1]["toolExecutionNotifications"].size(),
             5u);
 
+  // As the analysis exits: 2 for a log of a run that could not analyze a
+  // unit.
+  EXPECT_EQ(torchlint({"merge", "--fail-on=error", Merged, "-o", "-"}).ExitCode,
+            2);
+  expectCleanError(torchlint({"merge", "--fail-on=severe", Merged}),
+                   "invalid --fail-on level 'severe'");
   expectCleanError(torchlint({"merge", Dir + "/none.sarif"}),
                    Dir + "/none.sarif: cannot read");
   expectCleanError(torchlint({"merge"}), "merge needs at least one SARIF log");
@@ -458,7 +464,8 @@ TEST(Parallelism, OutputIsIdenticalForEveryJobCount) {
 // the same bytes wherever it is, reading no .clang-tidy or git work tree
 // around it and writing nothing but its log (no cache, and not the
 // dependency file the command asks for). The command is the one Bazel's
-// auto-configured GCC toolchain writes.
+// auto-configured GCC toolchain writes, and the source is a link to the
+// workspace's file, as in Bazel's sandbox.
 TEST(Hermetic, TheSameInputsGiveTheSameBytesFromAnyDirectory) {
   json Model = json::parse(readFile(testInputsDatabase())).at(0);
   std::vector<std::string> Arguments = {
@@ -483,9 +490,12 @@ TEST(Hermetic, TheSameInputsGiveTheSameBytesFromAnyDirectory) {
                    {"-Wno-builtin-macro-redefined", "-c", "pkg/unit.cpp", "-o",
                     "bazel-out/k8-opt/bin/_objs/unit/unit.pic.o"});
 
+  // Bazel's sandbox links each input to the workspace's file.
+  std::string Workspace = temporaryDirectory();
+  fs::copy_file(dataFile("cli_program.cpp"), Workspace + "/unit.cpp");
   auto Sandbox = [&](const std::string &Directory) {
     fs::create_directories(Directory + "/pkg");
-    fs::copy_file(dataFile("cli_program.cpp"), Directory + "/pkg/unit.cpp");
+    fs::create_symlink(Workspace + "/unit.cpp", Directory + "/pkg/unit.cpp");
     json Database = json::array({{{"directory", Directory},
                                   {"file", "pkg/unit.cpp"},
                                   {"arguments", Arguments}}});
@@ -507,6 +517,7 @@ TEST(Hermetic, TheSameInputsGiveTheSameBytesFromAnyDirectory) {
   std::string Log = readFile(First + "/unit.sarif");
   EXPECT_EQ(Log, readFile(Second + "/unit.sarif"));
   EXPECT_EQ(Log.find(First), std::string::npos);
+  EXPECT_EQ(Log.find(Workspace), std::string::npos);
   json Run = json::parse(Log)["runs"][0];
   ASSERT_FALSE(Run["results"].empty()) << Log;
   EXPECT_EQ(Run["results"][0]["locations"][0]["physicalLocation"]
@@ -514,6 +525,21 @@ TEST(Hermetic, TheSameInputsGiveTheSameBytesFromAnyDirectory) {
             "pkg/unit.cpp");
   EXPECT_TRUE(Run["invocations"][0]["toolExecutionNotifications"].empty())
       << Log;
+  // What a build's test of the merged logs asks: a finding at a level.
+  std::set<std::string> Levels;
+  for (const json &Result : Run["results"])
+    Levels.insert(Result["level"].get<std::string>());
+  for (const std::string &Level : {"note", "warning", "error"}) {
+    bool Expected = Levels.count("error") ||
+                    (Level != "error" && Levels.count("warning")) ||
+                    (Level == "note" && Levels.count("note"));
+    EXPECT_EQ(torchlint({"merge", "--fail-on=" + Level, "unit.sarif", "-o",
+                         "merged.sarif"},
+                        First)
+                  .ExitCode,
+              Expected ? 1 : 0)
+        << Level;
+  }
   for (const std::string &Directory : {First, Second}) {
     EXPECT_FALSE(fs::exists(Directory + "/.torchlint-cache")) << Directory;
     EXPECT_FALSE(fs::exists(Directory + "/bazel-out")) << Directory;

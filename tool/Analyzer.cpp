@@ -91,7 +91,7 @@ public:
   TorchlintConsumer(const AnalyzerConfig &Config,
                     const ImportedSummaries &Imports, CollectingSink &Sink,
                     DiagnosticsEngine &Diags)
-      : Config(Config), Imports(Imports), Code(Config.HeaderFilter), Sink(Sink),
+      : Config(Config), Imports(Imports), Code(Config.HeaderFilter, !Config.KeepSymlinks), Sink(Sink),
         Diags(Diags) {}
 
   bool HandleTopLevelDecl(DeclGroupRef Group) override {

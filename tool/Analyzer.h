@@ -24,6 +24,9 @@ struct AnalyzerConfig {
   std::vector<std::string> Rules;
   /// clang-tidy's --header-filter: which user headers are reported.
   std::string HeaderFilter;
+  /// Name files by the paths the command opened them through, not by their
+  /// real paths (--hermetic: in a sandbox every input is a link).
+  bool KeepSymlinks = false;
   /// Clang's builtin headers (stddef.h, ...).
   std::string ResourceDir;
   const RuleOptions *Options = nullptr;

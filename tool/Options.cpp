@@ -7,7 +7,7 @@ namespace torchlint {
 
 const char *usageText() {
   return R"(USAGE: torchlint [options] <compile_commands.json | build-dir> [source-file...]
-       torchlint merge LOG.sarif... [-o FILE]
+       torchlint merge LOG.sarif... [--fail-on=LEVEL] [-o FILE]
        torchlint lsp [options]
 
 Finds libtorch code that runs on the CPU, or starves its GPU, without saying so.

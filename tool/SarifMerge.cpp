@@ -1,5 +1,7 @@
 #include "SarifMerge.h"
 
+#include "core/Finding.h"
+
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -139,9 +141,15 @@ int runMerge(int Argc, const char *const *Argv) {
   };
   std::vector<std::string> Inputs;
   std::string Output;
+  std::optional<Level> FailOn;
   for (int I = 2; I < Argc; ++I) {
     llvm::StringRef Arg = Argv[I];
-    if (Arg == "-o" || Arg == "--output") {
+    if (Arg.starts_with("--fail-on=")) {
+      FailOn = parseLevel(Arg.drop_front(10).str());
+      if (!FailOn)
+        return Fail("invalid --fail-on level '" + Arg.drop_front(10).str() +
+                    "': expected note, warning or error");
+    } else if (Arg == "-o" || Arg == "--output") {
       if (I + 1 >= Argc)
         return Fail("option '-o' needs a file name");
       Output = Argv[++I];
@@ -158,10 +166,24 @@ int runMerge(int Argc, const char *const *Argv) {
   llvm::Expected<json> Merged = mergeSarifLogs(Inputs);
   if (!Merged)
     return Fail(llvm::toString(Merged.takeError()));
+  // As the analysis's own exit status: 2 when a unit was not analyzed, 1
+  // for a finding at or above --fail-on.
+  int Status = 0;
+  if (FailOn) {
+    const json &Run = (*Merged)["runs"][0];
+    for (const json &Result : arrayMember(Run, "results")) {
+      std::optional<Level> Found = parseLevel(textOf(member(Result, "level")));
+      if (Found && *Found >= *FailOn)
+        Status = 1;
+    }
+    for (const json &Invocation : arrayMember(Run, "invocations"))
+      if (member(Invocation, "executionSuccessful") == json(false))
+        Status = 2;
+  }
   std::string Text = Merged->dump(2) + "\n";
   if (Output.empty() || Output == "-") {
     llvm::outs() << Text;
-    return 0;
+    return Status;
   }
   std::error_code EC;
   llvm::raw_fd_ostream File(Output, EC);
@@ -174,7 +196,7 @@ int runMerge(int Argc, const char *const *Argv) {
     File.clear_error();
     return Fail(Output + ": cannot write: " + Message);
   }
-  return 0;
+  return Status;
 }
 
 } // namespace torchlint

@@ -25,7 +25,9 @@ namespace torchlint {
 llvm::Expected<nlohmann::json>
 mergeSarifLogs(const std::vector<std::string> &Paths);
 
-/// `torchlint merge LOG... [-o FILE]`: the exit status.
+/// `torchlint merge LOG... [--fail-on=LEVEL] [-o FILE]`: the exit status;
+/// with --fail-on, 1 for a result at or above LEVEL and 2 for a log of a
+/// run that could not analyze a unit, as the analysis itself exits.
 int runMerge(int Argc, const char *const *Argv);
 
 } // namespace torchlint

@@ -220,6 +220,7 @@ int main(int Argc, const char **Argv) {
   for (const RuleInfo *Info : Rules)
     Config.Rules.push_back(Info->Id);
   Config.HeaderFilter = O.HeaderFilter;
+  Config.KeepSymlinks = O.Hermetic;
   Config.ResourceDir = findResourceDir(Argv[0]);
   if (Config.ResourceDir.empty())
     return fail("cannot find clang's builtin headers (stddef.h); install "
@@ -291,7 +292,9 @@ int main(int Argc, const char **Argv) {
       Child.push_back("--config-file=" + ConfigFile);
     if (O.FlowBudget)
       Child.push_back("--flow-budget=" + std::to_string(O.FlowBudget));
-    if (Cache) {
+    if (O.Hermetic) {
+      Child.push_back("--hermetic");
+    } else if (Cache) {
       Child.push_back("--cache-dir=" + Cache->root());
       Child.push_back("--cache-size=" + std::to_string(O.CacheMegabytes));
       if (O.NoPch)
