@@ -6,7 +6,8 @@
 analyzes every source of every cc_library, cc_binary and cc_test with the
 flags its C++ toolchain compiles it with, each in an action of its own whose
 inputs are the source, the target's transitive headers, the toolchain's
-files and the torchlint binary (through the `@torchlint` repository), and
+files, the rule options (`@torchlint//:config`) and the torchlint binary
+(`@torchlint//:torchlint`), and
 whose outputs are the unit's SARIF log and its exit status. The action never
 fails on findings, so Bazel caches it, locally or remotely, like a compile.
 Each action sees one unit (`--hermetic --no-summaries`): the findings that
@@ -61,6 +62,12 @@ def _compile_flags(ctx, target):
     )
     return cc_toolchain, compilation, [compiler] + flags
 
+def _config_file(ctx):
+    files = ctx.files._config
+    if len(files) > 1:
+        fail("@torchlint//:config holds more than one file: %s" % files)
+    return files[0] if files else None
+
 def _unit_action(ctx, source, cc_toolchain, compilation, command):
     prefix = "{}.torchlint/{}".format(ctx.label.name, source.short_path)
     database = ctx.actions.declare_file(prefix + ".compile_commands.json")
@@ -77,13 +84,15 @@ def _unit_action(ctx, source, cc_toolchain, compilation, command):
         "arguments": command + ["-c", source.path],
     }]))
     torchlint = ctx.executable._torchlint
+    config = _config_file(ctx)
+    options = ["--config-file=" + config.path] if config else []
     ctx.actions.run_shell(
         command = ('"$1" --hermetic --no-summaries --quiet --format=sarif ' +
-                   '--fail-on="$4" -o "$2" "$3"; echo $? > "$5"'),
+                   '--fail-on="$4" -o "$2" "$3" "${@:6}"; echo $? > "$5"'),
         arguments = [torchlint.path, log.path, database.path,
-                     ctx.attr._fail_on, status.path],
+                     ctx.attr._fail_on, status.path] + options,
         inputs = depset(
-            [source, database],
+            [source, database] + ([config] if config else []),
             transitive = [compilation.headers, cc_toolchain.all_files],
         ),
         tools = [ctx.attr._torchlint[DefaultInfo].files_to_run],
@@ -121,6 +130,9 @@ torchlint_aspect = aspect(
             executable = True,
             cfg = "exec",
         ),
+        # The rule options: a filegroup of at most one file in .clang-tidy's
+        # format (CheckOptions); empty: the rules' defaults.
+        "_config": attr.label(default = Label("@torchlint//:config"), allow_files = True),
         # What each unit's exit status says; the logs hold every finding.
         "_fail_on": attr.string(default = "warning"),
     },

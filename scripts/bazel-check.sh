@@ -3,7 +3,8 @@
 # (bazel/example), offline, in a scratch copy:
 #   1. the first build runs one torchlint action per source (2);
 #   2. after `bazel clean`, a build with the same --disk_cache runs none;
-#   3. after one source is edited, exactly its action runs again;
+#   3. after one source is edited, exactly its action runs again; after the
+#      rule options are, every action;
 #   4. the merged log holds both units' findings; torchlint_test fails on
 #      them at warning level and passes at error level (there are none).
 # Needs Debian 12's bazel-bootstrap (4.2.3) and a built torchlint.
@@ -31,7 +32,14 @@ sh_binary(
     srcs = ["bin/torchlint"],
     visibility = ["//visibility:public"],
 )
+
+filegroup(
+    name = "config",
+    srcs = ["torchlint.yaml"],
+    visibility = ["//visibility:public"],
+)
 EOF
+printf 'CheckOptions:\n  torch-dataloader-no-workers.Workers: 4\n' > "$work/torchlint/torchlint.yaml"
 
 offline=$work/rules/offline
 flags=(--override_repository=rules_cc="$offline/rules_cc"
@@ -79,6 +87,11 @@ expect "after bazel clean, with the disk cache" "" "$(ran "$work/cached.json")"
 echo "// edited" >> train/train.cpp
 bazel_ build "${flags[@]}" --execution_log_json_file="$work/edited.json" //:torchlint
 expect "after editing train/train.cpp" "train/train.cpp" "$(ran "$work/edited.json")"
+
+sed -i 's/Workers: 4/Workers: 8/' "$work/torchlint/torchlint.yaml"
+bazel_ build "${flags[@]}" --execution_log_json_file="$work/options.json" //:torchlint
+expect "after editing the rule options" "train/model.cpp train/train.cpp" \
+  "$(ran "$work/options.json")"
 
 merged=$(bazel_ info "${flags[@]}" bazel-bin)/torchlint.sarif
 expect "files with findings in the merged log" "train/model.cpp train/train.cpp" \
