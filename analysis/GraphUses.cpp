@@ -188,7 +188,9 @@ private:
 
   /// True when Var's function can hand Var to code that is not followed.
   bool follow(const VarDecl *Var) {
-    if (!Var->isLocalVarDecl() || Var->isStaticLocal())
+    // A structured binding's reads name its bindings, not the variable.
+    if (!Var->isLocalVarDecl() || Var->isStaticLocal() ||
+        isa<DecompositionDecl>(Var))
       return true;
     if (!Followed.insert(Var).second)
       return false;

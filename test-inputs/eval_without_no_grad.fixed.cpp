@@ -372,9 +372,10 @@ void results_that_train(Net &model, torch::optim::Optimizer &optimizer) {
     staged.copy_(model->forward(images()));
     torch::Tensor reused;
     reused = model->forward(images());
+    auto [largest, classes] = torch::max(model->forward(images()), 1);
     optimizer.zero_grad();
     (torch::stack(outputs).sum() + total + staged.sum() + reused.sum() +
-     penalty(model->forward(images())))
+     penalty(model->forward(images())) + largest.sum())
         .backward();
     optimizer.step();
   }
