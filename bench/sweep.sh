@@ -14,39 +14,15 @@
 # (default 600).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-repos=$(cd "${1:?usage: bench/sweep.sh REPOS [OUT]}" && pwd)
-realworld=${REALWORLD:-$root/../shared/realworld}
-torchlint=${TORCHLINT:-$root/build/bin/torchlint}
+source "$root/bench/realworld-corpus.sh"
 timeout=${SWEEP_TIMEOUT:-600}
-export LIBTORCH2_INCLUDE=${LIBTORCH2_INCLUDE:-$root/.deps/libtorch2/include}
-[[ -f $realworld/labels-open.tsv ]] || { echo "no labels in $realworld" >&2; exit 2; }
-[[ -x $torchlint ]] || { echo "no $torchlint: build first" >&2; exit 2; }
 if [[ -n ${2:-} ]]; then out=$2; mkdir -p "$out"; else
   out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
-
-# The trees and their headers, as the accuracy benchmark has them.
-packages=(libopencv-dev libboost-program-options-dev libpng++-dev libcxxopts-dev
-          libstb-dev libspdlog-dev libmsgpack-cxx-dev cppzmq-dev pybind11-dev
-          libomp-19-dev python3-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-done
-if (( ${#missing[@]} )); then
-  sudo=(); [[ $(id -u) -eq 0 ]] || sudo=(sudo)
-  "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null ||
-    { echo "could not install: ${missing[*]}" >&2; exit 2; }
-fi
-mkdir -p "$out/src" "$out/stubs"
-: > "$out/stubs/io.h"
-labels=$realworld/labels-open.tsv
+corpus_setup "${1:?usage: bench/sweep.sh REPOS [OUT]}" "$out" || exit 2
 total_start=$SECONDS
-for entry in $(tail -n +2 "$labels" | cut -f1,2 | sort -u | tr '\t' '@'); do
+for entry in $(corpus_repos); do
   name=${entry%@*}; commit=${entry#*@}
-  git_dir=$repos/$name; [[ -d $git_dir/repo ]] && git_dir=$git_dir/repo
-  [[ -d $git_dir ]] || { echo "$name: no clone in $repos"; continue; }
-  tree=$out/src/$name
-  [[ -d $tree ]] || { mkdir -p "$tree" && python3 "$realworld/extract.py" "$git_dir" "$commit" "$tree"; }
+  tree=$(corpus_tree "$name" "$commit") || continue
   REALWORLD_ALL_SOURCES=1 python3 "$root/bench/realworld_compdb.py" "$labels" "$name" \
     "$tree" "$out/stubs" > "$out/sweep-$name.json"
   start=$SECONDS

@@ -16,6 +16,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -143,6 +145,99 @@ TEST(Acceleration, WarmRunParsesOnlyTheEditedFile) {
       << Edited.Run.Stderr;
   EXPECT_EQ(Edited.Run.Stdout, Cold.Run.Stdout)
       << "a comment appended at the end moved no finding";
+}
+
+/// For each unit of a result cache, the precompiled headers its parse read.
+std::map<std::string, std::set<std::string>>
+headersReadByUnit(const std::string &Cache) {
+  std::map<std::string, std::set<std::string>> Read;
+  for (const fs::path &Entry :
+       filesWithExtension(Cache + "/results", ".json")) {
+    json Inputs = json::parse(readFile(Entry.string()))["inputs"];
+    std::string Unit;
+    std::set<std::string> Headers;
+    for (const json &Input : Inputs) {
+      std::string Path = Input[0];
+      if (fs::path(Path).extension() == ".cpp")
+        Unit = Path;
+      else if (fs::path(Path).extension() == ".pch")
+        Headers.insert(Path);
+    }
+    Read[Unit].insert(Headers.begin(), Headers.end());
+  }
+  return Read;
+}
+
+// Sub-projects give their units their own -I folders. A folder that holds
+// none of the headers the libtorch prefix looks up cannot change what it
+// means, so such units share one precompiled header, with the findings of a
+// plain parse. A folder that holds one must not share it: here the project
+// puts its own c10/macros/cmake_macros.h, which libtorch includes deep
+// inside, in front of libtorch's; whichever unit builds the header first, a
+// unit of the other kind given it would fail to compile.
+TEST(Acceleration, UnitsWhoseFoldersDifferOnlyInProjectFoldersShareAPrefix) {
+  const Generation &G = generations().front();
+  const std::string Program = "sync_in_loop";
+  std::string Directory = temporaryDirectory();
+  json Template =
+      json::parse(readFile(databaseFor(G, {Program}, temporaryDirectory())))[0];
+  // The command names the file as databaseFor's copy would be.
+  std::string Original = Template["file"];
+  std::string Command = Template["command"];
+  json Database = json::array();
+  for (const std::string &Project : {"first", "second", "shadowing"}) {
+    std::string Root = Directory + "/" + Project;
+    std::string Folder = Root + "/include";
+    fs::create_directories(Folder);
+    writeFile(Folder + "/project.h", "#pragma once\ninline int " + Project +
+                                         "Value() { return 1; }\n");
+    std::string Text =
+        readFile(programPath(Program)) + "\n#include \"project.h\"\n";
+    if (Project == "shadowing") {
+      fs::create_directories(Folder + "/c10/macros");
+      writeFile(Folder + "/c10/macros/cmake_macros.h",
+                "#pragma once\n#define TORCHLINT_SHADOW_READ 1\n"
+                "#include_next <c10/macros/cmake_macros.h>\n");
+      Text += "#ifndef TORCHLINT_SHADOW_READ\n#error the project's "
+              "cmake_macros.h was not read\n#endif\n";
+    } else {
+      Text += "#ifdef TORCHLINT_SHADOW_READ\n#error another project's "
+              "cmake_macros.h was read\n#endif\n";
+    }
+    std::string File = Root + "/" + Program + ".cpp";
+    writeFile(File, Text);
+    std::string Own = Command;
+    Own.replace(Own.find(Original), Original.size(), File);
+    Own.insert(Own.find(' '), " -I" + Folder);
+    // Each sub-project is built in a folder of its own.
+    fs::create_directories(Root + "/build");
+    Database.push_back(
+        {{"directory", Root + "/build"}, {"file", File}, {"command", Own}});
+  }
+  writeFile(Directory + "/compile_commands.json", Database.dump(1));
+  std::string Cache = temporaryDirectory();
+  auto AnalyzeIt = [&](const std::string &Acceleration) {
+    return analyze({"--format=json", "-j", "1", "--no-summaries", Acceleration,
+                    Directory + "/compile_commands.json"});
+  };
+
+  Analysis Accelerated = AnalyzeIt("--cache-dir=" + Cache);
+  Analysis Plain = AnalyzeIt("--no-cache");
+  ASSERT_FALSE(Plain.Output.is_discarded()) << Plain.Run.Stderr;
+  EXPECT_TRUE(Plain.Output["failures"].empty()) << Plain.Run.Stdout;
+  EXPECT_FALSE(Plain.Output["findings"].empty());
+  EXPECT_EQ(Accelerated.Run.Stdout, Plain.Run.Stdout);
+
+  std::map<std::string, std::set<std::string>> Read = headersReadByUnit(Cache);
+  auto ReadBy = [&](const std::string &Project) {
+    return Read[Directory + "/" + Project + "/" + Program + ".cpp"];
+  };
+  ASSERT_EQ(ReadBy("first").size(), 1u) << "no precompiled prefix was used";
+  EXPECT_EQ(ReadBy("second"), ReadBy("first"))
+      << "-I folders of the project's own kept the units from sharing";
+  EXPECT_EQ(ReadBy("shadowing").count(*ReadBy("first").begin()), 0u)
+      << "a unit whose folder shadows a libtorch header was given the "
+         "header built without it";
 }
 
 // The summary pass: a unit's cached result is keyed on the summaries it was

@@ -598,6 +598,51 @@ TEST(PrecompiledPrefix, LeadingAngleIncludesUpToTheLastLibtorchOne) {
   EXPECT_EQ(libtorchIncludePrefix(""), "");
 }
 
+TEST(PrecompiledPrefix, AConfigurationIsEveryFlagButTheIncludeFolders) {
+  auto Describe = [](std::vector<std::string> Arguments,
+                     std::string Directory = "/work/a/build") {
+    PrefixRequest Request;
+    Request.Text = "#include <torch/torch.h>\n";
+    Request.Directory = std::move(Directory);
+    Request.Arguments = std::move(Arguments);
+    describeConfiguration(Request, "torchlint test");
+    return Request;
+  };
+  PrefixRequest First =
+      Describe({"/usr/bin/c++", "-I../include", "-std=c++17", "-isystem",
+                "/opt/libtorch/include", "-DNDEBUG"});
+  EXPECT_EQ(First.Folders,
+            (std::vector<SearchFolder>{{"I", "/work/a/include"},
+                                       {"isystem", "/opt/libtorch/include"}}));
+  // Another sub-project, built in a folder of its own, with folders of its
+  // own: the same configuration, told apart by its folders alone.
+  PrefixRequest Second =
+      Describe({"/usr/bin/c++", "-I", "/work/b/include", "-iquote", "src",
+                "-std=c++17", "-isystem", "/opt/libtorch/include", "-DNDEBUG"},
+               "/work/b/build");
+  EXPECT_EQ(Second.ConfigurationKey, First.ConfigurationKey);
+  EXPECT_EQ(Second.Folders.size(), 3u);
+  EXPECT_EQ(Second.Folders[1], (SearchFolder{"iquote", "/work/b/build/src"}));
+  // A macro, a standard or a target changes what the headers mean.
+  for (const std::string &Other : {"-DTORCH_API_INCLUDE_EXTENSION_H",
+                                   "-std=c++20", "--target=aarch64-linux-gnu",
+                                   "-nostdinc++"})
+    EXPECT_NE(Describe({"/usr/bin/c++", "-I../include", "-std=c++17",
+                        "-isystem", "/opt/libtorch/include", "-DNDEBUG", Other})
+                  .ConfigurationKey,
+              First.ConfigurationKey)
+        << Other;
+  // A flag that names a relative path means something else in another
+  // directory.
+  std::vector<std::string> Relative = {"/usr/bin/c++", "--sysroot=../sysroot",
+                                       "-std=c++17"};
+  EXPECT_NE(Describe(Relative, "/work/a/build").ConfigurationKey,
+            Describe(Relative, "/work/b/build").ConfigurationKey);
+  std::vector<std::string> Absolute = {"/usr/bin/c++", "-std=c++17"};
+  EXPECT_EQ(Describe(Absolute, "/work/a/build").ConfigurationKey,
+            Describe(Absolute, "/work/b/build").ConfigurationKey);
+}
+
 TEST(CacheDirectory, KeysChangeWithEveryPiece) {
   std::string Key = CacheDirectory::keyOf({"a", "bc"});
   EXPECT_EQ(Key.size(), 32u);

@@ -372,9 +372,7 @@ prefixRequest(const CompileEntry &Entry,
   }
   Request.Directory = Entry.Directory;
   Request.HeaderFilter = Config.HeaderFilter;
-  Request.Key = CacheDirectory::keyOf(
-      {"pch-1", Config.ToolIdentity, Request.Directory,
-       joined(Request.Arguments), Request.Text, Request.HeaderFilter});
+  describeConfiguration(Request, Config.ToolIdentity);
   return Request;
 }
 
@@ -394,7 +392,7 @@ void expectPrefixes(const std::vector<CompileEntry> &Entries,
     std::vector<std::string> Dropped;
     if (std::optional<PrefixRequest> Request = prefixRequest(
             Entry, adjustedArguments(Entry, Config, Dropped), Config))
-      Config.Prefixes->expect(Request->Key);
+      Config.Prefixes->expect(*Request);
   }
 }
 

@@ -2,14 +2,19 @@
 
 #include "AtomicFile.h"
 #include "ClangRun.h"
+#include "CompileDatabase.h"
+#include "DriverCommand.h"
 #include "core/UserCode.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/FileManager.h"
+#include "clang/Driver/Options.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/MultiplexConsumer.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
 #include "llvm/Support/FileSystem.h"
 
 using namespace clang;
@@ -52,14 +57,37 @@ private:
   std::string &UserFile;
 };
 
+/// Every header name the prefix looks up, found or not: a search folder that
+/// holds none of them cannot change what the prefix means.
+class HeaderNames : public PPCallbacks {
+public:
+  explicit HeaderNames(std::set<std::string> &Names) : Names(Names) {}
+
+  void InclusionDirective(SourceLocation, const Token &, llvm::StringRef Name,
+                          bool, CharSourceRange, OptionalFileEntryRef,
+                          llvm::StringRef, llvm::StringRef, const Module *,
+                          bool, SrcMgr::CharacteristicKind) override {
+    Names.insert(Name.str());
+  }
+  void HasInclude(SourceLocation, llvm::StringRef Name, bool,
+                  OptionalFileEntryRef, SrcMgr::CharacteristicKind) override {
+    Names.insert(Name.str());
+  }
+
+private:
+  std::set<std::string> &Names;
+};
+
 class BuildPrefixAction : public GeneratePCHAction {
 public:
-  BuildPrefixAction(llvm::StringRef HeaderFilter, std::string &UserFile)
-      : HeaderFilter(HeaderFilter), UserFile(UserFile) {}
+  BuildPrefixAction(llvm::StringRef HeaderFilter, std::string &UserFile,
+                    std::set<std::string> &Names)
+      : HeaderFilter(HeaderFilter), UserFile(UserFile), Names(Names) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef In) override {
     CI.getFrontendOpts().SkipFunctionBodies = true;
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<HeaderNames>(Names));
     std::unique_ptr<ASTConsumer> Writer =
         GeneratePCHAction::CreateASTConsumer(CI, In);
     if (!Writer)
@@ -73,7 +101,22 @@ public:
 private:
   std::string HeaderFilter;
   std::string &UserFile;
+  std::set<std::string> &Names;
 };
+
+nlohmann::json foldersToJson(const std::vector<SearchFolder> &Folders) {
+  nlohmann::json List = nlohmann::json::array();
+  for (const SearchFolder &F : Folders)
+    List.push_back({F.Kind, F.Path});
+  return List;
+}
+
+std::vector<SearchFolder> foldersFromJson(const nlohmann::json &List) {
+  std::vector<SearchFolder> Folders;
+  for (const nlohmann::json &F : List)
+    Folders.push_back({F.at(0).get<std::string>(), F.at(1).get<std::string>()});
+  return Folders;
+}
 
 } // namespace
 
@@ -127,38 +170,163 @@ std::string libtorchIncludePrefix(llvm::StringRef MainText) {
   return Prefix;
 }
 
-void PrecompiledPrefixes::expect(const std::string &Key) {
+PrecompiledPrefixes::Configuration &
+PrecompiledPrefixes::configuration(const std::string &Key) {
+  Configuration &C = Configurations[Key];
+  if (C.Read)
+    return C;
+  C.Read = true;
+  std::string Ignored;
+  if (std::optional<nlohmann::json> Index =
+          Cache.read(Cache.pathFor("pch", Key, ".variants.json"), Ignored)) {
+    try {
+      for (const nlohmann::json &Name : Index->at("names"))
+        C.Names.insert(Name.get<std::string>());
+      for (const nlohmann::json &V : Index->at("variants"))
+        C.Variants.push_back(
+            {V.at("key").get<std::string>(), foldersFromJson(V.at("folders"))});
+    } catch (const nlohmann::json::exception &) {
+      // A damaged index costs a rebuild, never a wrong header.
+      C.Names.clear();
+      C.Variants.clear();
+    }
+  }
+  return C;
+}
+
+std::vector<SearchFolder> PrecompiledPrefixes::foldersThatMatter(
+    Configuration &C, const std::vector<SearchFolder> &Folders) {
+  std::vector<SearchFolder> Kept;
+  for (const SearchFolder &F : Folders) {
+    auto [It, New] = C.FolderHoldsName.try_emplace(F.Path, false);
+    if (New)
+      for (const std::string &Name : C.Names)
+        if (llvm::sys::fs::exists(F.Path + "/" + Name)) {
+          It->second = true;
+          break;
+        }
+    if (It->second)
+      Kept.push_back(F);
+  }
+  return Kept;
+}
+
+/// Two units whose search folders agree once the folders that hold none of
+/// the prefix's header names are left out find every one of those names in
+/// the same file, through the same order: they may share a header.
+std::string PrecompiledPrefixes::variantKey(Configuration &C,
+                                            const PrefixRequest &Request) {
+  std::vector<SearchFolder> Mine = foldersThatMatter(C, Request.Folders);
+  for (const Variant &V : C.Variants)
+    if (foldersThatMatter(C, V.Folders) == Mine)
+      return V.Key;
+  return CacheDirectory::keyOf(
+      {Request.ConfigurationKey, foldersToJson(Request.Folders).dump()});
+}
+
+void PrecompiledPrefixes::recordVariant(const std::string &ConfigurationKey,
+                                        Variant Built,
+                                        const std::set<std::string> &Names) {
+  Configuration &C = Configurations[ConfigurationKey];
+  size_t Before = C.Names.size();
+  C.Names.insert(Names.begin(), Names.end());
+  if (C.Names.size() != Before)
+    C.FolderHoldsName.clear();
+  if (llvm::none_of(C.Variants,
+                    [&](const Variant &V) { return V.Key == Built.Key; }))
+    C.Variants.push_back(std::move(Built));
+  nlohmann::json Index = {{"names", C.Names},
+                          {"variants", nlohmann::json::array()}};
+  for (const Variant &V : C.Variants)
+    Index["variants"].push_back(
+        {{"key", V.Key}, {"folders", foldersToJson(V.Folders)}});
+  // Another process may have recorded a variant meanwhile; losing it costs
+  // one rebuild.
+  (void)Cache.write(Cache.pathFor("pch", ConfigurationKey, ".variants.json"),
+                    Index);
+}
+
+void describeConfiguration(PrefixRequest &Request,
+                           llvm::StringRef ToolIdentity) {
+  namespace opts = clang::driver::options;
+  const std::vector<std::string> &Args = Request.Arguments;
+  std::string Kept = Args.empty() ? "" : Args.front();
+  bool NamesRelativePath = Kept.find('/') != std::string::npos &&
+                           !llvm::sys::path::is_absolute(Kept);
+  Request.Folders.clear();
+  if (!Args.empty()) {
+    DriverCommand Command(
+        std::vector<std::string>(Args.begin() + 1, Args.end()),
+        isClDriverMode(Args));
+    for (const DriverCommand::Flag &F : Command.flags()) {
+      const llvm::opt::Option &Option = F.Parsed->getOption();
+      const char *Kind = Option.matches(opts::OPT_I)             ? "I"
+                         : Option.matches(opts::OPT_iquote)      ? "iquote"
+                         : Option.matches(opts::OPT_isystem)     ? "isystem"
+                         : Option.matches(opts::OPT_cxx_isystem) ? "cxx-isystem"
+                         : Option.matches(opts::OPT_idirafter)   ? "idirafter"
+                                                                 : nullptr;
+      if (Kind && F.Parsed->getNumValues() == 1) {
+        Request.Folders.push_back(
+            {Kind, absolutePath(F.Parsed->getValue(), Request.Directory)});
+        continue;
+      }
+      for (const char *Value : F.Parsed->getValues()) {
+        llvm::StringRef V(Value);
+        if ((V.contains('/') && !llvm::sys::path::is_absolute(V)) || V == "." ||
+            V == "..")
+          NamesRelativePath = true;
+      }
+      Kept += '\0' + Command.spelled(F.Begin, F.End);
+    }
+    Kept += '\0' + Command.spelled(Command.end(), Command.size());
+  }
+  Request.ConfigurationKey = CacheDirectory::keyOf(
+      {"pch-2", ToolIdentity.str(),
+       NamesRelativePath ? Request.Directory : std::string(), Kept,
+       Request.Text, Request.HeaderFilter});
+}
+
+void PrecompiledPrefixes::expect(const PrefixRequest &Request) {
   std::lock_guard<std::mutex> Lock(Mutex);
-  ++Expected[Key];
+  ++Configurations[Request.ConfigurationKey].Expected;
 }
 
 std::optional<PrecompiledHeader>
 PrecompiledPrefixes::obtain(const PrefixRequest &Request, std::string &Problem,
                             PrefixBuild When) {
+  std::string Key;
+  bool Worth = When == PrefixBuild::Always;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    if (auto It = Settled.find(Request.Key); It != Settled.end())
+    Configuration &C = configuration(Request.ConfigurationKey);
+    Key = variantKey(C, Request);
+    if (auto It = Settled.find(Key); It != Settled.end())
       return It->second;
-    if (Building[Request.Key])
+    // One build of a configuration at a time: until it is done, the names
+    // that tell which units may share it are not known.
+    if (C.Building)
       return std::nullopt;
-    Building[Request.Key] = true;
+    C.Building = true;
+    if (When == PrefixBuild::IfShared)
+      Worth = C.Expected > Workers;
   }
-  std::optional<PrecompiledHeader> Header = load(Request.Key, Problem);
-  bool Worth = When == PrefixBuild::Always;
-  if (When == PrefixBuild::IfShared) {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    Worth = Expected[Request.Key] >= 2;
-  }
+  std::optional<PrecompiledHeader> Header = load(Key, Problem);
+  std::set<std::string> Names;
+  bool Built = false;
   if (!Header && Worth &&
-      !llvm::sys::fs::exists(
-          Cache.pathFor("pch", Request.Key, ".unusable.json")))
-    Header = build(Request);
+      !llvm::sys::fs::exists(Cache.pathFor("pch", Key, ".unusable.json"))) {
+    Header = build(Request, Key, Names);
+    Built = !Names.empty();
+  }
   std::lock_guard<std::mutex> Lock(Mutex);
-  Building[Request.Key] = false;
+  Configurations[Request.ConfigurationKey].Building = false;
+  if (Built)
+    recordVariant(Request.ConfigurationKey, {Key, Request.Folders}, Names);
   // A header that is not there yet may be built by another thread; only a
   // decision this call could make is kept for the rest of the run.
   if (Header || When != PrefixBuild::Never)
-    Settled[Request.Key] = Header;
+    Settled[Key] = Header;
   return Header;
 }
 
@@ -204,9 +372,10 @@ PrecompiledPrefixes::load(const std::string &Key, std::string &Problem) {
 }
 
 std::optional<PrecompiledHeader>
-PrecompiledPrefixes::build(const PrefixRequest &Request) {
-  std::string HeaderPath = Cache.pathFor("pch", Request.Key, ".h");
-  std::string PchPath = Cache.pathFor("pch", Request.Key, ".pch");
+PrecompiledPrefixes::build(const PrefixRequest &Request, const std::string &Key,
+                           std::set<std::string> &Names) {
+  std::string HeaderPath = Cache.pathFor("pch", Key, ".h");
+  std::string PchPath = Cache.pathFor("pch", Key, ".pch");
   if (!writeAtomically(HeaderPath, Request.Text).empty())
     return std::nullopt;
 
@@ -214,10 +383,10 @@ PrecompiledPrefixes::build(const PrefixRequest &Request) {
   Args.insert(Args.end(), {"-x", "c++-header", HeaderPath, "-o", PchPath});
   std::string UserFile;
   IgnoringDiagConsumer Quiet;
-  ClangRun Run = runClang(
-      Request.Directory, std::move(Args),
-      std::make_unique<BuildPrefixAction>(Request.HeaderFilter, UserFile),
-      Quiet);
+  ClangRun Run = runClang(Request.Directory, std::move(Args),
+                          std::make_unique<BuildPrefixAction>(
+                              Request.HeaderFilter, UserFile, Names),
+                          Quiet);
   if (Run.DirectoryError)
     return std::nullopt;
   bool Ok = Run.Succeeded;
@@ -230,18 +399,18 @@ PrecompiledPrefixes::build(const PrefixRequest &Request) {
   std::optional<uint64_t> Digest = fileDigest(PchPath);
   if (!Ok || !UserFile.empty() || !Digest) {
     llvm::sys::fs::remove(PchPath);
-    Cache.write(Cache.pathFor("pch", Request.Key, ".unusable.json"),
+    Cache.write(Cache.pathFor("pch", Key, ".unusable.json"),
                 {{"reason", UserFile.empty() ? "does not compile"
                                              : "includes " + UserFile},
                  {"inputs", toJson(Inputs)}});
     return std::nullopt;
   }
   if (!Cache
-           .write(Cache.pathFor("pch", Request.Key, ".json"),
+           .write(Cache.pathFor("pch", Key, ".json"),
                   {{"digest", *Digest}, {"inputs", toJson(Inputs)}})
            .empty())
     return std::nullopt;
-  return PrecompiledHeader{Request.Key, PchPath, std::move(Inputs)};
+  return PrecompiledHeader{Key, PchPath, std::move(Inputs)};
 }
 
 void PrecompiledPrefixes::discard(const PrecompiledHeader &Header) {

@@ -2,11 +2,16 @@
 //
 // Most of a libtorch TU's parse is <torch/torch.h>. The leading angle-bracket
 // includes of a main file, up to its last libtorch one, are precompiled once
-// per (clang, torchlint, directory, full flag set, include text) and reused by
-// every unit that shares them, in this run and in later ones. Function bodies
-// outside the user's files are skipped there as in a plain parse, so the
-// AST the rules see is the same; a prefix that reaches a file of the user's is
-// not precompiled at all, because its declarations must reach the rules.
+// per libtorch configuration and reused by every unit that shares it, in this
+// run and in later ones. A configuration is what can change what the prefix
+// means: clang, torchlint, the include text, every flag but the include
+// folders, and of those only the ones that hold a header the prefix looked up
+// (a project's own folders hold none, so sub-projects with their own -I share
+// one header; a folder that shadows a libtorch header does not). Function
+// bodies outside the user's files are skipped there as in a plain parse, so
+// the AST the rules see is the same; a prefix that reaches a file of the
+// user's is not precompiled at all, because its declarations must reach the
+// rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +26,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,15 +37,34 @@ namespace torchlint {
 /// when the file does not start by including libtorch.
 std::string libtorchIncludePrefix(llvm::StringRef MainText);
 
+/// A folder of the unit's include search given on its command (-I, -iquote,
+/// -isystem, -idirafter), absolute.
+struct SearchFolder {
+  std::string Kind;
+  std::string Path;
+  bool operator==(const SearchFolder &O) const {
+    return Kind == O.Kind && Path == O.Path;
+  }
+};
+
 /// What a unit asks for: its prefix compiled as it would be compiled.
 struct PrefixRequest {
-  std::string Key;
+  /// Everything that can change the prefix's meaning but the search folders.
+  std::string ConfigurationKey;
+  /// In the order of the command.
+  std::vector<SearchFolder> Folders;
   std::string Text;
   std::string Directory;
   /// The unit's arguments without its main file and without -fsyntax-only.
   std::vector<std::string> Arguments;
   std::string HeaderFilter;
 };
+
+/// Sets Request's search folders and configuration key from its Text,
+/// Directory, Arguments and HeaderFilter. The directory counts only when a
+/// flag other than a search folder names a relative path.
+void describeConfiguration(PrefixRequest &Request,
+                           llvm::StringRef ToolIdentity);
 
 /// A precompiled header ready to be passed with -include-pch.
 struct PrecompiledHeader {
@@ -50,7 +75,9 @@ struct PrecompiledHeader {
 
 /// When obtain() may build a header that is not there.
 enum class PrefixBuild {
-  /// When expect() counted two or more units for it.
+  /// When expect() counted more units for its configuration than there are
+  /// workers: then the build overlaps the other workers' parses and at least
+  /// one worker parses a second unit with it.
   IfShared,
   /// Never: only one that is ready is used, and asking again later may find
   /// one that another thread built meanwhile.
@@ -61,12 +88,14 @@ enum class PrefixBuild {
 
 class PrecompiledPrefixes {
 public:
-  explicit PrecompiledPrefixes(const CacheDirectory &Cache) : Cache(Cache) {}
+  PrecompiledPrefixes(const CacheDirectory &Cache, unsigned Workers = 1)
+      : Cache(Cache), Workers(Workers) {}
 
-  /// Counts a unit that will ask for Key: a header is built for a prefix
-  /// that two or more units share (for one unit, building costs more than it
-  /// saves), or reused when an earlier run built it.
-  void expect(const std::string &Key);
+  /// Counts a unit that will ask for a header of this configuration: one is
+  /// built for a configuration that more units than workers share (for
+  /// fewer, building costs more than it saves), or reused when an earlier run
+  /// built it.
+  void expect(const PrefixRequest &Request);
 
   /// The header for Request, building it if this run may; none when the unit
   /// is to be parsed without one (also while another worker is building it:
@@ -80,16 +109,42 @@ public:
   void discard(const PrecompiledHeader &Header);
 
 private:
+  /// One header built for a configuration, with the search folders of the
+  /// unit that built it.
+  struct Variant {
+    std::string Key;
+    std::vector<SearchFolder> Folders;
+  };
+  /// What this run knows of a configuration: the headers built for it, as
+  /// recorded in the cache, and every header name their builds looked up.
+  struct Configuration {
+    bool Read = false;
+    std::set<std::string> Names;
+    std::vector<Variant> Variants;
+    /// Whether a folder holds one of Names; cleared when Names grows.
+    std::map<std::string, bool> FolderHoldsName;
+    unsigned Expected = 0;
+    bool Building = false;
+  };
+
+  Configuration &configuration(const std::string &Key);
+  std::vector<SearchFolder>
+  foldersThatMatter(Configuration &C, const std::vector<SearchFolder> &Folders);
+  std::string variantKey(Configuration &C, const PrefixRequest &Request);
+  void recordVariant(const std::string &ConfigurationKey, Variant Built,
+                     const std::set<std::string> &Names);
   std::optional<PrecompiledHeader> load(const std::string &Key,
                                         std::string &Problem);
-  std::optional<PrecompiledHeader> build(const PrefixRequest &Request);
+  std::optional<PrecompiledHeader> build(const PrefixRequest &Request,
+                                         const std::string &Key,
+                                         std::set<std::string> &Names);
 
   const CacheDirectory &Cache;
+  const unsigned Workers;
   std::mutex Mutex;
-  std::map<std::string, unsigned> Expected;
-  /// Settled for this run: a header, or none to use.
+  std::map<std::string, Configuration> Configurations;
+  /// Settled for this run, by variant: a header, or none to use.
   std::map<std::string, std::optional<PrecompiledHeader>> Settled;
-  std::map<std::string, bool> Building;
 };
 
 } // namespace torchlint

@@ -226,6 +226,8 @@ int main(int Argc, const char **Argv) {
     return fail("cannot find clang's builtin headers (stddef.h); install "
                 "clang-19 or set TORCHLINT_RESOURCE_DIR");
 
+  unsigned Jobs =
+      O.Jobs ? O.Jobs : std::max(1u, std::thread::hardware_concurrency());
   std::optional<CacheDirectory> Cache;
   std::optional<ResultCache> StoredResults;
   std::optional<PrecompiledPrefixes> Prefixes;
@@ -244,7 +246,7 @@ int main(int Argc, const char **Argv) {
     StoredResults.emplace(*Cache);
     Config.Results = &*StoredResults;
     if (!O.NoPch) {
-      Prefixes.emplace(*Cache);
+      Prefixes.emplace(*Cache, Jobs);
       Config.Prefixes = &*Prefixes;
       expectPrefixes(*Entries, Config);
     }
@@ -339,8 +341,6 @@ int main(int Argc, const char **Argv) {
   }
 
   bool ShowProgress = !O.Quiet && llvm::sys::Process::StandardErrIsDisplayed();
-  unsigned Jobs =
-      O.Jobs ? O.Jobs : std::max(1u, std::thread::hardware_concurrency());
   // With summaries, every shard analyzes the whole program (for what its own
   // units are told) and keeps its own units; without, only its own.
   unsigned Rounds = O.NoSummaries ? 1 : MaxRounds;
