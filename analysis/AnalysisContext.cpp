@@ -6,6 +6,7 @@
 #include "analysis/DeviceFlow.h"
 #include "analysis/FunctionCfg.h"
 #include "analysis/GradModeFlow.h"
+#include "analysis/ModuleLayers.h"
 #include "analysis/ModuleModes.h"
 #include "analysis/UnitIndex.h"
 
@@ -110,6 +111,11 @@ AutocastFlow &AnalysisContext::autocastFlow(ASTContext &Ctx) {
   return madeFor(Autocast, Ctx, [&] {
     return std::make_unique<AutocastFlow>(Ctx, cfgs(Ctx));
   });
+}
+
+ModuleLayers &AnalysisContext::moduleLayers(ASTContext &Ctx) {
+  return madeFor(Layers, Ctx,
+                 [&] { return std::make_unique<ModuleLayers>(Ctx); });
 }
 
 ModuleModes &AnalysisContext::moduleModes(ASTContext &Ctx) {

@@ -37,6 +37,7 @@ class DeviceFlow;
 class FunctionCfgCache;
 class GradModeFlow;
 struct ImportedSummaries;
+class ModuleLayers;
 class ModuleModes;
 class UnitIndex;
 
@@ -90,6 +91,8 @@ public:
   ModuleModes &moduleModes(clang::ASTContext &Ctx);
   /// Whether autograd records, path by path, in each function.
   GradModeFlow &gradModeFlow(clang::ASTContext &Ctx);
+  /// Which layers each module class holds.
+  ModuleLayers &moduleLayers(clang::ASTContext &Ctx);
 
 private:
   class DistinctFindings : public FindingSink {
@@ -125,6 +128,7 @@ private:
   /// The CFGs with object lifetimes that GradModeFlow runs on.
   std::unique_ptr<FunctionCfgCache> LifetimeCfgs;
   std::unique_ptr<GradModeFlow> Recording;
+  std::unique_ptr<ModuleLayers> Layers;
 };
 
 } // namespace torchlint

@@ -11,75 +11,79 @@ using namespace clang;
 namespace torchlint {
 
 namespace {
-constexpr unsigned MaxDepth = 4;
-
-const CXXRecordDecl *layerIn(const CXXRecordDecl *Impl, LayerKind Is,
-                             unsigned Depth);
-
-/// Finds, in a module's constructors or in an expression that builds a
-/// module (a Sequential's arguments), a layer of the kind.
-class LayerFinder : public RecursiveASTVisitor<LayerFinder> {
+/// Calls Visit on every expression of a module's constructors or of an
+/// expression that builds a module (a Sequential's arguments) until it
+/// returns true.
+template <typename Visitor>
+class ExpressionWalker : public RecursiveASTVisitor<ExpressionWalker<Visitor>> {
 public:
-  LayerFinder(LayerKind Is, unsigned Depth) : Is(Is), Depth(Depth) {}
+  explicit ExpressionWalker(Visitor Visit) : Visit(Visit) {}
   bool shouldVisitImplicitCode() const { return true; }
-  bool VisitExpr(Expr *E) {
-    if (!E->isTypeDependent())
-      Found = layerIn(api::moduleClassOf(E->getType()), Is, Depth + 1);
-    return !Found;
-  }
-  const CXXRecordDecl *Found = nullptr;
+  bool VisitExpr(Expr *E) { return !Visit(E); }
 
 private:
-  LayerKind Is;
-  unsigned Depth;
+  Visitor Visit;
 };
+} // namespace
 
-const CXXRecordDecl *layerIn(const CXXRecordDecl *Impl, LayerKind Is,
-                             unsigned Depth) {
-  if (!Impl || Depth > MaxDepth)
+const CXXRecordDecl *
+ModuleLayers::inCode(const Stmt *Code, const Decl *Declaration, LayerKind Is) {
+  const CXXRecordDecl *Found = nullptr;
+  auto Visit = [&](const Expr *E) {
+    if (!E->isTypeDependent())
+      Found = inClass(api::moduleClassOf(E->getType()), Is);
+    return Found != nullptr;
+  };
+  ExpressionWalker<decltype(Visit)> Walker(Visit);
+  if (Code)
+    Walker.TraverseStmt(const_cast<Stmt *>(Code));
+  else
+    Walker.TraverseDecl(const_cast<Decl *>(Declaration));
+  return Found;
+}
+
+const CXXRecordDecl *ModuleLayers::inClass(const CXXRecordDecl *Impl,
+                                           LayerKind Is) {
+  if (!Impl)
     return nullptr;
   if (api::isInTorchNamespace(Impl))
     return Is(Impl) ? Impl : nullptr;
   if (!Impl->hasDefinition())
     return nullptr;
+  auto [Entry, New] = Searched.try_emplace({Impl, Is}, nullptr);
+  if (!New)
+    return Entry->second;
+  const CXXRecordDecl *Found = nullptr;
   for (const FieldDecl *Field : Impl->fields()) {
-    if (const CXXRecordDecl *Layer =
-            layerIn(api::moduleClassOf(Field->getType()), Is, Depth + 1))
-      return Layer;
+    if ((Found = inClass(api::moduleClassOf(Field->getType()), Is)))
+      break;
     // A container member filled where it is declared:
     // `torch::nn::Sequential features{torch::nn::Conv2d(...), ...};`.
-    if (const Expr *Init = Field->getInClassInitializer()) {
-      LayerFinder Finder(Is, Depth);
-      Finder.TraverseStmt(const_cast<Expr *>(Init));
-      if (Finder.Found)
-        return Finder.Found;
-    }
+    if (const Expr *Init = Field->getInClassInitializer())
+      if ((Found = inCode(Init, nullptr, Is)))
+        break;
   }
-  for (const CXXConstructorDecl *Ctor : Impl->ctors()) {
-    LayerFinder Finder(Is, Depth);
-    Finder.TraverseDecl(const_cast<CXXConstructorDecl *>(Ctor));
-    if (Finder.Found)
-      return Finder.Found;
-  }
-  return nullptr;
+  if (!Found)
+    for (const CXXConstructorDecl *Ctor : Impl->ctors())
+      if ((Found = inCode(nullptr, Ctor, Is)))
+        break;
+  // The map may have grown meanwhile: look the entry up again.
+  Searched[{Impl, Is}] = Found;
+  return Found;
 }
 
-} // namespace
-
-const CXXRecordDecl *findLayer(const Expr *ModuleExpr, LayerKind Is) {
+const CXXRecordDecl *ModuleLayers::find(const Expr *ModuleExpr, LayerKind Is) {
   if (!ModuleExpr)
     return nullptr;
   if (const CXXRecordDecl *Layer =
-          layerIn(api::moduleClassOf(ModuleExpr->getType()), Is, 0))
+          inClass(api::moduleClassOf(ModuleExpr->getType()), Is))
     return Layer;
   const auto *Ref =
       dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(ModuleExpr));
   const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   if (!Var || !Var->getInit())
     return nullptr;
-  LayerFinder Finder(Is, 0);
-  Finder.TraverseStmt(const_cast<Expr *>(Var->getInit()));
-  return Finder.Found;
+  return inCode(Var->getInit(), nullptr, Is);
 }
 
 llvm::StringRef layerName(const CXXRecordDecl *Layer) {

@@ -114,7 +114,8 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
   }
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
     const Expr *Module = api::calledModule(Call);
-    if (FirstInput || !Module || !findLayer(Module, isConvolutionLayer))
+    if (FirstInput || !Module ||
+        !context().moduleLayers(*Ctx).find(Module, isConvolutionLayer))
       return;
     FirstInput = api::moduleInput(Call);
     return;
@@ -126,7 +127,7 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Flow.reachable(Call))
     return;
   const Expr *Module = api::withoutArrow(Call->getImplicitObjectArgument());
-  if (!findLayer(Module, isConvolutionLayer))
+  if (!context().moduleLayers(*Ctx).find(Module, isConvolutionLayer))
     return;
   for (const DeviceFact &F : Flow.devicesOf(Call->getArg(0)))
     if (F.Kind == api::DeviceKind::CUDA) {

@@ -161,7 +161,8 @@ void MissingMixedPrecisionCheck::onEndOfTranslationUnit() {
             !Devices.empty() && llvm::all_of(Devices, [](const DeviceFact &F) {
               return F.Kind == api::DeviceKind::CUDA;
             });
-        if (OnGpu && (Layer = findLayer(Module, isMatrixLayer))) {
+        if (OnGpu && (Layer = context().moduleLayers(*Ctx).find(
+                          Module, isMatrixLayer))) {
           ModuleCall = Call;
           break;
         }

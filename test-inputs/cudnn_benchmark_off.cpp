@@ -63,6 +63,57 @@ struct ConvLikeImpl : torch::nn::Module {
 };
 TORCH_MODULE(ConvLike);
 
+// Six levels down: a detector's backbone, its stages, their blocks, their
+// branches, their units, and there the convolution.
+struct UnitImpl : torch::nn::Module {
+  UnitImpl() : conv(register_module("conv", torch::nn::Conv2d(8, 8, 3))) {}
+  torch::nn::Conv2d conv{nullptr};
+};
+TORCH_MODULE(Unit);
+struct BranchImpl : torch::nn::Module {
+  BranchImpl() : unit(register_module("unit", Unit())) {}
+  Unit unit{nullptr};
+};
+TORCH_MODULE(Branch);
+struct BlockImpl : torch::nn::Module {
+  BlockImpl()
+      : left(register_module("left", Branch())),
+        right(register_module("right", Branch())) {}
+  Branch left{nullptr}, right{nullptr};
+};
+TORCH_MODULE(Block);
+struct StageImpl : torch::nn::Module {
+  StageImpl()
+      : first(register_module("first", Block())),
+        second(register_module("second", Block())) {}
+  Block first{nullptr}, second{nullptr};
+};
+TORCH_MODULE(Stage);
+struct BackboneImpl : torch::nn::Module {
+  BackboneImpl() : stage(register_module("stage", Stage())) {}
+  Stage stage{nullptr};
+};
+TORCH_MODULE(Backbone);
+struct DetectorImpl : torch::nn::Module {
+  DetectorImpl()
+      : backbone(register_module("backbone", Backbone())),
+        head(register_module("head", torch::nn::Linear(8, 4))) {}
+  Backbone backbone{nullptr};
+  torch::nn::Linear head{nullptr};
+};
+TORCH_MODULE(Detector);
+
+// A module that holds one of its own kind, and no convolution.
+struct TreeImpl : torch::nn::Module {
+  explicit TreeImpl(int depth) {
+    fc = register_module("fc", torch::nn::Linear(8, 8));
+    if (depth > 0)
+      child = register_module("child", std::make_shared<TreeImpl>(depth - 1));
+  }
+  torch::nn::Linear fc{nullptr};
+  std::shared_ptr<TreeImpl> child;
+};
+
 struct ClassifierImpl : torch::nn::Module {
   ClassifierImpl() : fc(register_module("fc", torch::nn::Linear(64, 10))) {}
   torch::Tensor forward(torch::Tensor x) { return fc(x); }
@@ -176,7 +227,19 @@ void two_models_on_one_device() {
   encoder->to(device);
 }
 
+void convolutions_six_levels_down() {
+  torch::Device device = pick_device();
+  Detector detector;
+  detector->to(device); // expect: torch-cudnn-benchmark-off
+}
+
 // --- negatives ------------------------------------------------------------
+
+void module_holding_its_own_kind() {
+  torch::Device device = pick_device();
+  auto tree = std::make_shared<TreeImpl>(3);
+  tree->to(device);
+}
 
 void no_convolution_on_the_gpu() {
   torch::Device device = pick_device();
@@ -224,7 +287,9 @@ int main(int argc, char **) {
   device_by_index(argc - 1);
   layers_in_a_member_initializer();
   two_models_on_one_device();
+  convolutions_six_levels_down();
   no_convolution_on_the_gpu();
+  module_holding_its_own_kind();
   convolutions_left_on_the_cpu();
   convolutions_on_the_cpu_branch();
   options_only();
