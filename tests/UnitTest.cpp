@@ -575,8 +575,17 @@ TEST(PrecompiledPrefix, LeadingAngleIncludesUpToTheLastLibtorchOne) {
                                   "#  include <ATen/ATen.h>\n"
                                   "#include <iostream>\n"
                                   "int main() {}\n"),
-            "#include <vector>\n#include <torch/torch.h>\n"
-            "#include <ATen/ATen.h>\n");
+            "#include <torch/torch.h>\n#include <ATen/ATen.h>\n");
+  // The standard library's headers may come in any order; another
+  // library's before libtorch's stays.
+  EXPECT_EQ(libtorchIncludePrefix("#include <cstdlib>\n#include <vector>\n"
+                                  "#include <opencv2/core.hpp>\n"
+                                  "#include <torch/torch.h>\n"
+                                  "#include <iostream>\n"),
+            "#include <opencv2/core.hpp>\n#include <torch/torch.h>\n");
+  EXPECT_EQ(libtorchIncludePrefix("#include <math.h>\n"
+                                  "#include <torch/torch.h>\n"),
+            "#include <math.h>\n#include <torch/torch.h>\n");
   // What comes after the first line that is not an angle include is the
   // user's: a macro could change what the headers mean.
   EXPECT_EQ(libtorchIncludePrefix("#define NDEBUG\n#include <torch/torch.h>\n"),

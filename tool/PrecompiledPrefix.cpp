@@ -15,6 +15,7 @@
 #include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 
 using namespace clang;
@@ -22,6 +23,30 @@ using namespace clang;
 namespace torchlint {
 
 namespace {
+
+/// The headers of the C++ standard library ([headers], C++20), which a
+/// translation unit may include in any order ([using.headers]).
+bool isStandardLibraryHeaderName(llvm::StringRef Name) {
+  static const llvm::StringSet<> Names = {
+      "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset",
+      "cassert", "cctype", "cerrno", "cfenv", "cfloat", "charconv", "chrono",
+      "cinttypes", "climits", "clocale", "cmath", "codecvt", "compare",
+      "complex", "concepts", "condition_variable", "coroutine", "csetjmp",
+      "csignal", "cstdarg", "cstddef", "cstdint", "cstdio", "cstdlib",
+      "cstring", "ctime", "cuchar", "cwchar", "cwctype", "deque",
+      "exception", "execution", "filesystem", "format", "forward_list",
+      "fstream", "functional", "future", "initializer_list", "iomanip", "ios",
+      "iosfwd", "iostream", "istream", "iterator", "latch", "limits", "list",
+      "locale", "map", "memory", "memory_resource", "mutex", "new", "numbers",
+      "numeric", "optional", "ostream", "queue", "random", "ranges", "ratio",
+      "regex", "scoped_allocator", "semaphore", "set", "shared_mutex",
+      "source_location", "span", "sstream", "stack", "stdexcept",
+      "stop_token", "streambuf", "string", "string_view", "syncstream",
+      "system_error", "thread", "tuple", "type_traits", "typeindex",
+      "typeinfo", "unordered_map", "unordered_set", "utility", "valarray",
+      "variant", "vector", "version"};
+  return Names.contains(Name);
+}
 
 bool isLibtorchHeaderName(llvm::StringRef Name) {
   for (llvm::StringRef Root : {"torch/", "ATen/", "c10/", "caffe2/"})
@@ -161,7 +186,8 @@ std::string libtorchIncludePrefix(llvm::StringRef MainText) {
     llvm::StringRef After = Line.drop_front(Close + 1).ltrim();
     if (!After.empty() && !After.starts_with("//"))
       break;
-    Pending += "#include <" + Name.str() + ">\n";
+    if (!isStandardLibraryHeaderName(Name))
+      Pending += "#include <" + Name.str() + ">\n";
     if (isLibtorchHeaderName(Name)) {
       Prefix += Pending;
       Pending.clear();

@@ -34,7 +34,11 @@ namespace torchlint {
 
 /// The leading `#include <...>` lines of a main file, up to and including the
 /// last one of libtorch (torch/, ATen/, c10/, caffe2/), one per line; empty
-/// when the file does not start by including libtorch.
+/// when the file does not start by including libtorch. The C++ standard
+/// library's own headers (<vector>, <cstdlib>) among them are left out: the
+/// standard lets a program include them in any order, the main file still
+/// includes them after the header, and leaving them out lets units that
+/// list different ones share one header.
 std::string libtorchIncludePrefix(llvm::StringRef MainText);
 
 /// A folder of the unit's include search given on its command (-I, -iquote,
