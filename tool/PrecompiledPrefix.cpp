@@ -335,7 +335,7 @@ PrecompiledPrefixes::obtain(const PrefixRequest &Request, std::string &Problem,
       return std::nullopt;
     C.Building = true;
     if (When == PrefixBuild::IfShared)
-      Worth = C.Expected > Workers;
+      Worth = C.Expected >= 2 * Workers;
   }
   std::optional<PrecompiledHeader> Header = load(Key, Problem);
   std::set<std::string> Names;

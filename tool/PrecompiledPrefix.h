@@ -79,9 +79,9 @@ struct PrecompiledHeader {
 
 /// When obtain() may build a header that is not there.
 enum class PrefixBuild {
-  /// When expect() counted more units for its configuration than there are
-  /// workers: then the build overlaps the other workers' parses and at least
-  /// one worker parses a second unit with it.
+  /// When expect() counted at least two units per worker for its
+  /// configuration: the other workers parse without it while it is built,
+  /// so with fewer it costs more than it saves (bench: docs/performance.md).
   IfShared,
   /// Never: only one that is ready is used, and asking again later may find
   /// one that another thread built meanwhile.
@@ -96,9 +96,8 @@ public:
       : Cache(Cache), Workers(Workers) {}
 
   /// Counts a unit that will ask for a header of this configuration: one is
-  /// built for a configuration that more units than workers share (for
-  /// fewer, building costs more than it saves), or reused when an earlier run
-  /// built it.
+  /// built for a configuration that at least two units per worker share, or
+  /// reused when an earlier run built it.
   void expect(const PrefixRequest &Request);
 
   /// The header for Request, building it if this run may; none when the unit

@@ -1,0 +1,55 @@
+# Sourced by the real-world benchmarks (realworld.sh, realworld-speed.sh,
+# sweep.sh): the corpus's labels, its header packages and its trees.
+#
+#   corpus_setup REPOS OUT   checks the labels and torchlint, installs the
+#                            header packages, prepares OUT/src and OUT/stubs
+#   corpus_repos             each labelled repo as NAME@COMMIT
+#   corpus_tree NAME COMMIT  the repo's tree at COMMIT under OUT/src (printed),
+#                            extracted once; fails when REPOS has no clone
+# REPOS: a folder with a clone of each repo the labels name, as owner+name (a
+# bare clone, or a folder with repo/ inside, as `fetch` leaves them).
+
+bench_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+realworld=${REALWORLD:-$bench_root/../shared/realworld}
+torchlint=${TORCHLINT:-$bench_root/build/bin/torchlint}
+labels=$realworld/labels-open.tsv
+# The one C++20 repo needs libtorch 2's headers (scripts/install-deps.sh).
+export LIBTORCH2_INCLUDE=${LIBTORCH2_INCLUDE:-$bench_root/.deps/libtorch2/include}
+
+corpus_setup() {
+  corpus_repos_dir=$(cd "$1" && pwd) || return 2
+  corpus_out=$2
+  [[ -f $labels ]] || { echo "no labels in $realworld" >&2; return 2; }
+  [[ -x $torchlint ]] || { echo "no $torchlint: build first" >&2; return 2; }
+  # The headers the five repos include (Debian 12).
+  local packages=(libopencv-dev libboost-program-options-dev libpng++-dev
+    libcxxopts-dev libstb-dev libspdlog-dev libmsgpack-cxx-dev cppzmq-dev
+    pybind11-dev libomp-19-dev python3-dev)
+  local missing=() p
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+      missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    local sudo=()
+    [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+    "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null ||
+      { echo "could not install: ${missing[*]}" >&2; return 2; }
+  fi
+  mkdir -p "$corpus_out/src" "$corpus_out/stubs"
+  : >"$corpus_out/stubs/io.h" # stands in for a Windows header one repo includes
+}
+
+corpus_repos() {
+  tail -n +2 "$labels" | cut -f1,2 | sort -u | tr '\t' '@'
+}
+
+corpus_tree() {
+  local name=$1 commit=$2 git_dir=$corpus_repos_dir/$1
+  [[ -d $git_dir/repo ]] && git_dir=$git_dir/repo
+  [[ -d $git_dir ]] || { echo "$name: no clone in $corpus_repos_dir" >&2; return 1; }
+  local tree=$corpus_out/src/$name
+  [[ -d $tree ]] || { mkdir -p "$tree" &&
+    python3 "$realworld/extract.py" "$git_dir" "$commit" "$tree" >&2; } || return 1
+  echo "$tree"
+}
