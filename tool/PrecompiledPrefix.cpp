@@ -275,10 +275,13 @@ void PrecompiledPrefixes::recordVariant(const std::string &ConfigurationKey,
 void describeConfiguration(PrefixRequest &Request,
                            llvm::StringRef ToolIdentity) {
   namespace opts = clang::driver::options;
+  auto IsRelativePath = [](llvm::StringRef Value) {
+    return (Value.contains('/') && !llvm::sys::path::is_absolute(Value)) ||
+           Value == "." || Value == "..";
+  };
   const std::vector<std::string> &Args = Request.Arguments;
   std::string Kept = Args.empty() ? "" : Args.front();
-  bool NamesRelativePath = Kept.find('/') != std::string::npos &&
-                           !llvm::sys::path::is_absolute(Kept);
+  bool NamesRelativePath = IsRelativePath(Kept);
   Request.Folders.clear();
   if (!Args.empty()) {
     DriverCommand Command(
@@ -297,12 +300,7 @@ void describeConfiguration(PrefixRequest &Request,
             {Kind, absolutePath(F.Parsed->getValue(), Request.Directory)});
         continue;
       }
-      for (const char *Value : F.Parsed->getValues()) {
-        llvm::StringRef V(Value);
-        if ((V.contains('/') && !llvm::sys::path::is_absolute(V)) || V == "." ||
-            V == "..")
-          NamesRelativePath = true;
-      }
+      NamesRelativePath |= llvm::any_of(F.Parsed->getValues(), IsRelativePath);
       Kept += '\0' + Command.spelled(F.Begin, F.End);
     }
     Kept += '\0' + Command.spelled(Command.end(), Command.size());

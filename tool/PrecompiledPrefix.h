@@ -42,7 +42,7 @@ namespace torchlint {
 std::string libtorchIncludePrefix(llvm::StringRef MainText);
 
 /// A folder of the unit's include search given on its command (-I, -iquote,
-/// -isystem, -idirafter), absolute.
+/// -isystem, -cxx-isystem, -idirafter), absolute.
 struct SearchFolder {
   std::string Kind;
   std::string Path;
