@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -297,6 +298,54 @@ TEST(Acceleration, WarmRunReanalyzesTheUnitsWhoseSummariesChanged) {
             std::string::npos)
       << Appended.Run.Stderr;
   EXPECT_EQ(Appended.Run.Stdout, Cold.Run.Stdout);
+}
+
+// The summary pass keeps a unit's AST between rounds when the units
+// analyzed before it already tell it something: its later analyses run the
+// rules over that AST instead of a new parse, and must find exactly what a
+// new parse finds. With one worker the order is fixed (largest source first),
+// so some unit of each multi-unit program is told by one analyzed before it.
+TEST(Acceleration, UnitsKeptBetweenSummaryRoundsFindWhatANewParseFinds) {
+  const Generation &G = generations().front();
+  const std::vector<std::string> Programs = {"device_from_caller_project",
+                                             "loss_in_another_unit"};
+  // Two copies, so that neither run reads the other's results from the
+  // cache; both reuse G's precompiled prefix.
+  auto Copy = [&] {
+    std::string Directory = temporaryDirectory();
+    for (const std::string &Program : Programs)
+      copyProgram(Program, Directory, /*Golden=*/false);
+    return std::make_pair(Directory, databaseFor(G, Programs, Directory));
+  };
+  auto [KeptDirectory, KeptDatabase] = Copy();
+  auto [ParsedDirectory, ParsedDatabase] = Copy();
+  Analysis Kept =
+      analyze({"--format=json", "-j", "1", cacheDirectory(G), KeptDatabase});
+  Analysis Parsed = analyze({"--format=json", "-j", "1", "--summary-memory=0",
+                             cacheDirectory(G), ParsedDatabase});
+  ASSERT_FALSE(Kept.Output.is_discarded()) << Kept.Run.Stderr;
+  ASSERT_FALSE(Parsed.Output.is_discarded()) << Parsed.Run.Stderr;
+
+  auto Counts = [](const std::string &Stderr) {
+    std::smatch M;
+    static const std::regex Note(
+        "the summary pass analyzed ([0-9]+) translation units? again with "
+        "what the others tell, ([0-9]+) of them with a new parse");
+    EXPECT_TRUE(std::regex_search(Stderr, M, Note)) << Stderr;
+    return M.empty() ? std::make_pair(0, 0)
+                     : std::make_pair(std::stoi(M[1]), std::stoi(M[2]));
+  };
+  auto [KeptAgain, KeptReparsed] = Counts(Kept.Run.Stderr);
+  auto [ParsedAgain, ParsedReparsed] = Counts(Parsed.Run.Stderr);
+  EXPECT_EQ(KeptAgain, ParsedAgain);
+  EXPECT_EQ(ParsedReparsed, ParsedAgain) << "nothing is kept with 0 MB";
+  EXPECT_LT(KeptReparsed, KeptAgain) << "no unit was kept between rounds";
+
+  std::string Expected = Parsed.Run.Stdout;
+  for (size_t At; (At = Expected.find(ParsedDirectory)) != std::string::npos;)
+    Expected.replace(At, ParsedDirectory.size(), KeptDirectory);
+  EXPECT_EQ(Kept.Run.Stdout, Expected);
+  EXPECT_GT(Kept.Output["findings"].size(), 0u);
 }
 
 TEST(Acceleration, DamagedCacheGivesTheSameFindingsAndAWarning) {

@@ -591,6 +591,8 @@ TEST(Cli, AFlowOutOfBudgetIsAToolWarningNamingTheFunction) {
   EXPECT_EQ(Default.Stderr.find("gave up"), std::string::npos)
       << Default.Stderr;
   expectCleanError(torchlint({"--flow-budget=0", Database}), "--flow-budget");
+  expectCleanError(torchlint({"--summary-memory=lots", Database}),
+                   "--summary-memory");
 }
 
 } // namespace

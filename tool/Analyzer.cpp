@@ -28,6 +28,7 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -91,7 +92,8 @@ public:
   TorchlintConsumer(const AnalyzerConfig &Config,
                     const ImportedSummaries &Imports, CollectingSink &Sink,
                     DiagnosticsEngine &Diags)
-      : Config(Config), Imports(Imports), Code(Config.HeaderFilter, !Config.KeepSymlinks), Sink(Sink),
+      : Config(Config), Imports(Imports),
+        Code(Config.HeaderFilter, !Config.KeepSymlinks), Sink(Sink),
         Diags(Diags) {}
 
   bool HandleTopLevelDecl(DeclGroupRef Group) override {
@@ -112,6 +114,13 @@ public:
   // A unit with compile errors is analyzed as far as clang recovered, as
   // clang-tidy does; the rules stay silent where it had to guess.
   void HandleTranslationUnit(ASTContext &Ctx) override {
+    analyze(Ctx, Imports, Sink);
+  }
+
+  /// The rules over the unit's AST, told Imports of the other units; again
+  /// for each round of the summary pass while the AST is kept.
+  void analyze(ASTContext &Ctx, const ImportedSummaries &Imports,
+               CollectingSink &Sink) {
     Ctx.setTraversalScope(TopLevel);
     AnalysisContext Context(Code, Sink, Config.Options);
     Context.useDebugRegions(&Debug);
@@ -127,14 +136,14 @@ public:
       }
     Finder.matchAST(Ctx);
     Sink.Summary = Context.deviceFlow(Ctx).summarize();
-    recordDigests(Ctx.getSourceManager());
+    recordDigests(Ctx.getSourceManager(), Sink);
     Sink.Analyzed = true;
   }
 
 private:
   /// --fix refuses a file that no longer has the text its fix-its were
   /// computed on.
-  void recordDigests(SourceManager &SM) {
+  static void recordDigests(SourceManager &SM, CollectingSink &Sink) {
     for (const Finding &F : Sink.Findings)
       for (const FixIt &X : F.FixIts) {
         if (Sink.Digests.count(X.File))
@@ -196,13 +205,25 @@ private:
   std::vector<std::string> &Places;
 };
 
+/// What one parse of a unit fills in. It outlives the parse when the unit
+/// is kept, because the preprocessor's callbacks and the diagnostics engine
+/// still point into it.
+struct ParseState {
+  CollectingSink Sink;
+  FirstErrorCollector Errors;
+  std::vector<std::string> MissingHeaderPlaces;
+  /// Set by the action: the consumer that can analyze the AST again.
+  TorchlintConsumer *Consumer = nullptr;
+};
+
 class TorchlintAction : public ASTFrontendAction {
 public:
+  /// KeepAST: after an analysis, leave the source file open (the AST alive)
+  /// for the owner of the compiler to end.
   TorchlintAction(const AnalyzerConfig &Config,
-                  const ImportedSummaries &Imports, CollectingSink &Sink,
-                  std::vector<std::string> &MissingHeaderPlaces)
-      : Config(Config), Imports(Imports), Sink(Sink),
-        MissingHeaderPlaces(MissingHeaderPlaces) {}
+                  const ImportedSummaries &Imports, ParseState &State,
+                  bool KeepAST)
+      : Config(Config), Imports(Imports), State(State), KeepAST(KeepAST) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
@@ -211,21 +232,31 @@ public:
     // templates, which leaves every libtorch call of the unit untyped; as an
     // error, the rest of the unit is analyzed as clangd shows it.
     CI.getDiagnostics().setFatalsAsError(true);
-    auto Consumer = std::make_unique<TorchlintConsumer>(Config, Imports, Sink,
-                                                        CI.getDiagnostics());
+    auto Consumer = std::make_unique<TorchlintConsumer>(
+        Config, Imports, State.Sink, CI.getDiagnostics());
+    State.Consumer = Consumer.get();
     Preprocessor &PP = CI.getPreprocessor();
     PP.addPPCallbacks(Consumer->debugRegions().recorder(CI.getSourceManager(),
                                                         CI.getLangOpts()));
     PP.addPPCallbacks(
-        std::make_unique<MissingHeaderRecorder>(PP, MissingHeaderPlaces));
+        std::make_unique<MissingHeaderRecorder>(PP, State.MissingHeaderPlaces));
     return Consumer;
+  }
+
+  // Once only: the owner's own call ends the file.
+  void EndSourceFile() override {
+    if (KeepAST && State.Sink.Analyzed) {
+      KeepAST = false;
+      return;
+    }
+    ASTFrontendAction::EndSourceFile();
   }
 
 private:
   const AnalyzerConfig &Config;
   const ImportedSummaries &Imports;
-  CollectingSink &Sink;
-  std::vector<std::string> &MissingHeaderPlaces;
+  ParseState &State;
+  bool KeepAST;
 };
 
 std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
@@ -258,6 +289,15 @@ std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
   return Args;
 }
 
+/// A unit's AST kept after its parse, with what the parse left behind.
+struct KeptParse {
+  // The compiler points into the state: destroyed first.
+  std::unique_ptr<ParseState> State;
+  std::unique_ptr<KeptCompiler> Compiler;
+
+  ~KeptParse() { Compiler.reset(); }
+};
+
 /// One parse of a unit with the given arguments.
 struct ParseOutcome {
   std::optional<std::string> Failure;
@@ -273,20 +313,20 @@ struct ParseOutcome {
   std::optional<std::vector<FileStamp>> Inputs;
   /// Every file the parse opened.
   std::vector<std::string> Files;
+  /// The AST, when asked for and the unit parsed without errors.
+  std::unique_ptr<KeptParse> Kept;
 };
 
 ParseOutcome parseUnit(const CompileEntry &Entry,
                        std::vector<std::string> Arguments,
                        const AnalyzerConfig &Config,
-                       const ImportedSummaries &Imports) {
+                       const ImportedSummaries &Imports, bool KeepAST = false) {
   ParseOutcome Outcome;
-  CollectingSink Sink;
-  FirstErrorCollector Errors;
-  std::vector<std::string> MissingHeaderPlaces;
-  ClangRun Run = runClang(Entry.Directory, std::move(Arguments),
-                          std::make_unique<TorchlintAction>(
-                              Config, Imports, Sink, MissingHeaderPlaces),
-                          Errors);
+  auto State = std::make_unique<ParseState>();
+  ClangRun Run = runClang(
+      Entry.Directory, std::move(Arguments),
+      std::make_unique<TorchlintAction>(Config, Imports, *State, KeepAST),
+      State->Errors);
   if (Run.DirectoryError) {
     Outcome.Failure = Entry.File + ": error: cannot enter directory " +
                       Entry.Directory + ": " + Run.DirectoryError.message();
@@ -298,8 +338,11 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
     Outcome.Failure = Entry.File +
                       ": error: torchlint crashed while analyzing this "
                       "translation unit (please report it with the file)";
+    (void)State.release(); // the crashed compiler may still point into it
     return Outcome;
   }
+  CollectingSink &Sink = State->Sink;
+  FirstErrorCollector &Errors = State->Errors;
   bool HasErrors = !Run.Succeeded || Errors.getNumErrors() > 0;
   if (HasErrors) {
     std::string First = Errors.First.empty()
@@ -314,7 +357,7 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
   // or a header it missed appears.
   if (Config.Results && Run.Files)
     if ((Outcome.Inputs = stampsOf(*Run.Files)) && HasErrors)
-      for (const std::string &Place : MissingHeaderPlaces)
+      for (const std::string &Place : State->MissingHeaderPlaces)
         if (!llvm::sys::fs::exists(Place))
           Outcome.Inputs->push_back(absentFile(Place));
   if (Outcome.Failure)
@@ -323,6 +366,11 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
   Outcome.Digests = std::move(Sink.Digests);
   Outcome.Notices = std::move(Sink.Notices);
   Outcome.Summary = std::move(Sink.Summary);
+  if (Run.Kept && !HasErrors && State->Consumer) {
+    Outcome.Kept = std::make_unique<KeptParse>();
+    Outcome.Kept->Compiler = std::move(Run.Kept);
+    Outcome.Kept->State = std::move(State);
+  }
   return Outcome;
 }
 
@@ -407,9 +455,59 @@ void preparePrefix(const CompileEntry &Entry, const AnalyzerConfig &Config) {
   }
 }
 
-TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
-                                             const AnalyzerConfig &Config,
-                                             const ImportedSummaries &Imports) {
+struct ParsedUnit::Parts {
+  CompileEntry Entry;
+  const AnalyzerConfig *Config = nullptr;
+  /// The arguments the unit was parsed with (without the prefix): part of
+  /// each result's key.
+  std::vector<std::string> Arguments;
+  /// What the stored results depend on: the parse's files and the header's.
+  std::optional<std::vector<FileStamp>> Stamps;
+  /// The first result, less its findings, notices and summary.
+  TranslationUnitResult Base;
+  std::unique_ptr<KeptParse> Parse;
+};
+
+ParsedUnit::ParsedUnit(std::unique_ptr<Parts> Self) : Self(std::move(Self)) {}
+
+ParsedUnit::~ParsedUnit() = default;
+
+TranslationUnitResult
+ParsedUnit::analyzeAgain(const ImportedSummaries &Imports) {
+  TranslationUnitResult Result = Self->Base;
+  CollectingSink Sink;
+  CompilerInstance &Compiler = Self->Parse->Compiler->compiler();
+  llvm::CrashRecoveryContext Recovery;
+  if (!Recovery.RunSafely([&] {
+        Self->Parse->State->Consumer->analyze(Compiler.getASTContext(), Imports,
+                                              Sink);
+      })) {
+    Result.Failure = Self->Entry.File +
+                     ": error: torchlint crashed while analyzing this "
+                     "translation unit (please report it with the file)";
+    // What the crash left is not freed.
+    (void)Self->Parse.release();
+    return Result;
+  }
+  const AnalyzerConfig &Config = *Self->Config;
+  if (Config.Results && Self->Stamps)
+    Config.Results->store(
+        resultKey(Self->Entry, Self->Arguments, Config, Imports),
+        {std::nullopt, std::nullopt, Sink.Findings, Sink.Digests, Sink.Notices,
+         Sink.Summary},
+        *Self->Stamps);
+  Result.Findings = std::move(Sink.Findings);
+  Result.Digests = std::move(Sink.Digests);
+  Result.Warnings.insert(Result.Warnings.end(), Sink.Notices.begin(),
+                         Sink.Notices.end());
+  Result.Summary = std::move(Sink.Summary);
+  return Result;
+}
+
+TranslationUnitResult
+analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
+                       const ImportedSummaries &Imports,
+                       std::unique_ptr<ParsedUnit> *Keep) {
   TranslationUnitResult Result;
   Result.File = Entry.File;
   if (!llvm::sys::fs::exists(Entry.File)) {
@@ -466,18 +564,18 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
         Result.Warnings.push_back(Problem);
     }
   ParseOutcome Outcome =
-      Header ? parseUnit(Entry, withHeader(Arguments, *Header), Config, Imports)
-             : parseUnit(Entry, Arguments, Config, Imports);
+      Header ? parseUnit(Entry, withHeader(Arguments, *Header), Config, Imports,
+                         Keep != nullptr)
+             : parseUnit(Entry, Arguments, Config, Imports, Keep != nullptr);
   if (Header && (Outcome.Failure || Outcome.CompileError)) {
     // The unit's own error, or a header clang would not load: a plain parse
     // tells which.
     ParseOutcome Plain = parseUnit(Entry, Arguments, Config, Imports);
     if (!Plain.Failure && !Plain.CompileError) {
-      Result.Warnings.push_back("the precompiled header " + Header->Path +
-                                " could not be used (" +
-                                *(Outcome.Failure ? Outcome.Failure
-                                                  : Outcome.CompileError) +
-                                "); parsed without it");
+      Result.Warnings.push_back(
+          "the precompiled header " + Header->Path + " could not be used (" +
+          *(Outcome.Failure ? Outcome.Failure : Outcome.CompileError) +
+          "); parsed without it");
       Config.Prefixes->discard(*Header);
       Header.reset();
     }
@@ -492,15 +590,25 @@ TranslationUnitResult analyzeTranslationUnit(const CompileEntry &Entry,
     return Result;
   }
   if (Config.Results && Outcome.Inputs) {
-    std::vector<FileStamp> Inputs = std::move(*Outcome.Inputs);
     if (Header)
-      Inputs.insert(Inputs.end(), Header->Inputs.begin(), Header->Inputs.end());
+      Outcome.Inputs->insert(Outcome.Inputs->end(), Header->Inputs.begin(),
+                             Header->Inputs.end());
     Config.Results->store(Key,
                           {std::nullopt, Outcome.CompileError, Outcome.Findings,
                            Outcome.Digests, Outcome.Notices, Outcome.Summary},
-                          Inputs);
+                          *Outcome.Inputs);
   }
   Result.Inputs = std::move(Outcome.Files);
+  if (Keep && Outcome.Kept) {
+    auto Parts = std::make_unique<ParsedUnit::Parts>();
+    Parts->Entry = Entry;
+    Parts->Config = &Config;
+    Parts->Arguments = Arguments;
+    Parts->Stamps = std::move(Outcome.Inputs);
+    Parts->Base = Result;
+    Parts->Parse = std::move(Outcome.Kept);
+    *Keep = std::make_unique<ParsedUnit>(std::move(Parts));
+  }
   Result.CompileError = std::move(Outcome.CompileError);
   Result.Findings = std::move(Outcome.Findings);
   Result.Digests = std::move(Outcome.Digests);

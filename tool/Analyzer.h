@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,11 +70,31 @@ struct TranslationUnitResult {
   std::vector<std::string> Inputs;
 };
 
+/// A unit parsed without errors whose AST stays in memory, so that the
+/// summary pass's later rounds run the rules over it again instead of
+/// parsing it again.
+class ParsedUnit {
+public:
+  struct Parts;
+  explicit ParsedUnit(std::unique_ptr<Parts> Self);
+  ~ParsedUnit();
+
+  /// What analyzeTranslationUnit gives for the unit with these Imports
+  /// (stored in the result cache the same way), without a parse.
+  TranslationUnitResult analyzeAgain(const ImportedSummaries &Imports);
+
+private:
+  std::unique_ptr<Parts> Self;
+};
+
 /// Analyzes Entry, given what the other units of the program tell (Imports:
-/// none for the first round, or for a unit on its own).
+/// none for the first round, or for a unit on its own). With Keep, a unit
+/// that is parsed (not read from the cache) without errors is left there
+/// with its AST.
 TranslationUnitResult
 analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
-                       const ImportedSummaries &Imports = {});
+                       const ImportedSummaries &Imports = {},
+                       std::unique_ptr<ParsedUnit> *Keep = nullptr);
 
 /// Tells Config.Prefixes which units will ask for which prefix, so that one
 /// is precompiled only where it pays.

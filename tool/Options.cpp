@@ -65,6 +65,10 @@ OPTIONS:
                           analyzed and the run goes on
   --no-summaries          analyze each unit on its own, as the clang-tidy plugin
                           does: no finding needs what another unit tells
+  --summary-memory=MB     keep parsed units in memory, while torchlint uses less
+                          than MB megabytes, so that a unit the others tell more
+                          is analyzed again without a new parse (default: a
+                          quarter of the machine's memory; 0: parse it again)
   --flow-budget=N         let each flow analysis visit a block of a function N
                           times before it gives up on the function, with a
                           warning (default: 64)
@@ -196,8 +200,8 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
                Name == "--no-summaries" || Name == "--hermetic") {
       if (llvm::Error E = NoValue())
         return std::move(E);
-      (Name == "--no-cache"     ? O.NoCache
-       : Name == "--no-pch"     ? O.NoPch
+      (Name == "--no-cache"       ? O.NoCache
+       : Name == "--no-pch"       ? O.NoPch
        : Name == "--no-summaries" ? O.NoSummaries
                                   : O.Hermetic) = true;
     } else if (Name == "--timeout" || Name == "--internal-unit") {
@@ -222,6 +226,15 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
         return usage("invalid --flow-budget '" + *V +
                      "': expected a number of visits from 1 to 100000");
       O.FlowBudget = Number;
+    } else if (Name == "--summary-memory") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      uint64_t Megabytes;
+      if (V->getAsInteger(10, Megabytes) || Megabytes > (uint64_t(1) << 30))
+        return usage("invalid --summary-memory '" + *V +
+                     "': expected a number of megabytes");
+      O.SummaryMegabytes = Megabytes;
     } else if (Name == "--cache-size") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)

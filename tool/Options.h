@@ -55,6 +55,9 @@ struct Options {
   bool Hermetic = false;
   /// Each unit on its own: no summary pass.
   bool NoSummaries = false;
+  /// --summary-memory: resident memory up to which parsed units are kept
+  /// between the summary pass's rounds; unset: a quarter of the machine's.
+  std::optional<uint64_t> SummaryMegabytes;
   /// --timeout: a unit analyzed longer is reported as not analyzed; 0: none.
   unsigned TimeoutSeconds = 0;
   /// --flow-budget: visits of each block a flow analysis may make before it

@@ -6,6 +6,8 @@
 // changed is analyzed again with them, until no import changes or each unit
 // has been analyzed MaxRounds times. The rounds depend only on the units, not
 // on how many run in parallel, so the findings are the same for every -j.
+// A unit that may be analyzed again keeps its AST in memory, within a budget,
+// so that the later rounds cost the rules' time and not a new parse.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +16,9 @@
 
 #include "Scheduler.h"
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace torchlint {
@@ -24,21 +28,30 @@ namespace torchlint {
 /// passed through train.cpp, to a loss in loss.cpp).
 constexpr unsigned MaxRounds = 3;
 
+/// Keep: where to leave the parsed unit, when it can be (may be ignored).
 using ProgramUnitAnalyzer = std::function<TranslationUnitResult(
-    const CompileEntry &Entry, const ImportedSummaries &Imports)>;
+    const CompileEntry &Entry, const ImportedSummaries &Imports,
+    std::unique_ptr<ParsedUnit> *Keep)>;
 
 struct ProgramRun {
   std::vector<TranslationUnitResult> Results;
   /// Analyses run in all (units analyzed again count again).
   size_t Analyses = 0;
+  /// Of the later rounds' analyses, those that parsed the unit again.
+  size_t Reparsed = 0;
   unsigned Rounds = 0;
 };
 
+/// A quarter of the machine's memory; 0 where it cannot be told.
+uint64_t defaultKeptMemory();
+
 /// Rounds: at most this many analyses per unit (1: each unit on its own).
+/// KeptMemory: the process's resident memory up to which parsed units are
+/// kept between rounds (0: every later analysis parses again).
 ProgramRun analyzeProgram(const std::vector<CompileEntry> &Entries,
                           const ProgramUnitAnalyzer &Analyze, unsigned Jobs,
                           const ProgressCallback &Progress,
-                          unsigned Rounds = MaxRounds);
+                          unsigned Rounds = MaxRounds, uint64_t KeptMemory = 0);
 
 } // namespace torchlint
 

@@ -278,8 +278,9 @@ int main(int Argc, const char **Argv) {
   }
 
   ProgramUnitAnalyzer Analyze = [&](const CompileEntry &Entry,
-                                    const ImportedSummaries &Imports) {
-    return analyzeTranslationUnit(Entry, Config, Imports);
+                                    const ImportedSummaries &Imports,
+                                    std::unique_ptr<ParsedUnit> *Keep) {
+    return analyzeTranslationUnit(Entry, Config, Imports, Keep);
   };
   if (O.TimeoutSeconds) {
     std::vector<std::string> Child = {
@@ -305,8 +306,10 @@ int main(int Argc, const char **Argv) {
       Child.push_back("--no-cache");
     }
     Child.push_back(Database->Path);
+    // A child's AST cannot outlive the child: each round parses again.
     Analyze = [&, Child](const CompileEntry &Entry,
-                         const ImportedSummaries &Imports) {
+                         const ImportedSummaries &Imports,
+                         std::unique_ptr<ParsedUnit> *) {
       size_t Index = llvm::find_if(Database->Entries,
                                    [&](const CompileEntry &E) {
                                      return sameEntry(E, Entry);
@@ -344,18 +347,23 @@ int main(int Argc, const char **Argv) {
   // With summaries, every shard analyzes the whole program (for what its own
   // units are told) and keeps its own units; without, only its own.
   unsigned Rounds = O.NoSummaries ? 1 : MaxRounds;
+  uint64_t KeptMemory =
+      O.SummaryMegabytes ? *O.SummaryMegabytes << 20 : defaultKeptMemory();
   const std::vector<CompileEntry> &Analyzed =
       ShardEntries && O.NoSummaries ? *ShardEntries : *Entries;
-  std::vector<TranslationUnitResult> Results =
-      analyzeProgram(
-          Analyzed, Analyze, Jobs,
-          [&](size_t Done, size_t Total, const std::string &File) {
-            if (ShowProgress)
-              llvm::errs() << '[' << Done << '/' << Total << "] " << File
-                           << '\n';
-          },
-          Rounds)
-          .Results;
+  ProgramRun Program = analyzeProgram(
+      Analyzed, Analyze, Jobs,
+      [&](size_t Done, size_t Total, const std::string &File) {
+        if (ShowProgress)
+          llvm::errs() << '[' << Done << '/' << Total << "] " << File << '\n';
+      },
+      Rounds, KeptMemory);
+  std::vector<TranslationUnitResult> Results = std::move(Program.Results);
+  if (size_t Again = Program.Analyses - Analyzed.size(); Again && !O.Quiet)
+    llvm::errs() << "torchlint: note: the summary pass analyzed " << Again
+                 << (Again == 1 ? " translation unit" : " translation units")
+                 << " again with what the others tell, " << Program.Reparsed
+                 << " of them with a new parse\n";
   if (ShardEntries && !O.NoSummaries) {
     auto InShard = [&](const CompileEntry &Entry) {
       return llvm::any_of(*ShardEntries, [&](const CompileEntry &E) {
@@ -453,7 +461,8 @@ int main(int Argc, const char **Argv) {
           entriesToReanalyze(*Entries, Outcome.ChangedFiles);
       // The fixed units again, with what the whole program tells them.
       std::vector<TranslationUnitResult> Reanalyzed =
-          analyzeProgram(Analyzed, Analyze, Jobs, nullptr, Rounds).Results;
+          analyzeProgram(Analyzed, Analyze, Jobs, nullptr, Rounds, KeptMemory)
+              .Results;
       std::vector<TranslationUnitResult> OfFixed;
       for (size_t I = 0; I < Analyzed.size(); ++I)
         if (llvm::any_of(Again, [&](const CompileEntry &E) {
@@ -465,8 +474,8 @@ int main(int Argc, const char **Argv) {
       if (!Next.Failures.empty()) {
         for (const AnalysisFailure &Failure : Next.Failures)
           llvm::errs() << "torchlint: error: after fixing, " << Failure.File
-                       << " " << consequence(Failure) << ": "
-                       << Failure.Message << '\n';
+                       << " " << consequence(Failure) << ": " << Failure.Message
+                       << '\n';
         break;
       }
       if (Baseline)
