@@ -32,8 +32,6 @@ void mergeRemoteFacts(RemoteFacts &Into, const RemoteFacts &From) {
   Into.erase(std::unique(Into.begin(), Into.end()), Into.end());
 }
 
-namespace {
-/// How many leading folders two paths share.
 size_t sharedFolders(const std::string &A, const std::string &B) {
   size_t Shared = 0;
   for (size_t I = 0; I < A.size() && I < B.size() && A[I] == B[I]; ++I)
@@ -41,7 +39,6 @@ size_t sharedFolders(const std::string &A, const std::string &B) {
       ++Shared;
   return Shared;
 }
-} // namespace
 
 ImportedSummaries importsFor(size_t Self,
                              const std::vector<const UnitSummary *> &All,

@@ -89,6 +89,9 @@ struct ImportedSummaries {
 /// Adds From into Into, keeping it sorted and distinct.
 void mergeRemoteFacts(RemoteFacts &Into, const RemoteFacts &From);
 
+/// How many leading folders two paths share: how near two units are.
+size_t sharedFolders(const std::string &A, const std::string &B);
+
 /// What unit Self of All is given: the arguments the other units pass to the
 /// functions it asked about, and what the functions it asked about return.
 /// A compilation database often holds several programs, which may each have

@@ -8,6 +8,7 @@
 #include "Fingerprint.h"
 #include "FixApplier.h"
 #include "ForeignFlags.h"
+#include "KeptUnits.h"
 #include "PrecompiledPrefix.h"
 #include "RuleDocs.h"
 #include "SarifMerge.h"
@@ -565,6 +566,26 @@ TEST(RuleDocs, LeadIsThePageBetweenItsLevelAndItsFirstSection) {
   std::string Short = ruleDocLead("torch-dataloader-no-workers", 60);
   EXPECT_LE(Short.size(), 60u);
   EXPECT_TRUE(ruleDocLead("no-such-rule").empty());
+}
+
+// Which units the summary pass keeps in memory is guessed from the words of
+// the sources not parsed yet: a name followed by a parameter list and a body
+// is defined there, any other use names it.
+TEST(KeptUnits, SourceWordsTellDefinitionsFromOtherUses) {
+  SourceWords Words = wordsOfSource(
+      "torch::Tensor train(torch::Tensor x, int (*f)(int)) const {\n"
+      "  return step(x);\n"
+      "}\n"
+      "void Net::reset() noexcept override\n{ }\n"
+      "void prototype(torch::Device device);\n"
+      "auto lambda = [](int y) { return y; };\n"
+      "int main() { if (ready()) { train(x, nullptr); } }\n");
+  for (const char *Defined : {"train", "reset", "main"})
+    EXPECT_TRUE(Words.Defined.count(Defined)) << Defined;
+  for (const char *Used : {"step", "prototype", "ready", "Net"}) {
+    EXPECT_FALSE(Words.Defined.count(Used)) << Used;
+    EXPECT_TRUE(Words.Named.count(Used)) << Used;
+  }
 }
 
 TEST(PrecompiledPrefix, LeadingAngleIncludesUpToTheLastLibtorchOne) {

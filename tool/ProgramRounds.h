@@ -42,9 +42,6 @@ struct ProgramRun {
   unsigned Rounds = 0;
 };
 
-/// A quarter of the machine's memory; 0 where it cannot be told.
-uint64_t defaultKeptMemory();
-
 /// Rounds: at most this many analyses per unit (1: each unit on its own).
 /// KeptMemory: the process's resident memory up to which parsed units are
 /// kept between rounds (0: every later analysis parses again).

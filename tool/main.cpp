@@ -4,6 +4,7 @@
 #include "CompileDatabase.h"
 #include "Configuration.h"
 #include "FixApplier.h"
+#include "KeptUnits.h"
 #include "Options.h"
 #include "PrecompiledPrefix.h"
 #include "ProgramRounds.h"
