@@ -289,6 +289,11 @@ std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
   return Args;
 }
 
+std::string crashedOn(const CompileEntry &Entry) {
+  return Entry.File + ": error: torchlint crashed while analyzing this "
+                      "translation unit (please report it with the file)";
+}
+
 /// A unit's AST kept after its parse, with what the parse left behind.
 struct KeptParse {
   // The compiler points into the state: destroyed first.
@@ -335,9 +340,7 @@ ParseOutcome parseUnit(const CompileEntry &Entry,
   // A crash while parsing or analyzing this unit (clang's or ours) becomes
   // this unit's failure; the other units are still analyzed.
   if (Run.Crashed) {
-    Outcome.Failure = Entry.File +
-                      ": error: torchlint crashed while analyzing this "
-                      "translation unit (please report it with the file)";
+    Outcome.Failure = crashedOn(Entry);
     (void)State.release(); // the crashed compiler may still point into it
     return Outcome;
   }
@@ -476,16 +479,14 @@ TranslationUnitResult
 ParsedUnit::analyzeAgain(const ImportedSummaries &Imports) {
   TranslationUnitResult Result = Self->Base;
   CollectingSink Sink;
-  CompilerInstance &Compiler = Self->Parse->Compiler->compiler();
   llvm::CrashRecoveryContext Recovery;
-  if (!Recovery.RunSafely([&] {
+  if (!Self->Parse || !Recovery.RunSafely([&] {
+        CompilerInstance &Compiler = Self->Parse->Compiler->compiler();
         Self->Parse->State->Consumer->analyze(Compiler.getASTContext(), Imports,
                                               Sink);
       })) {
-    Result.Failure = Self->Entry.File +
-                     ": error: torchlint crashed while analyzing this "
-                     "translation unit (please report it with the file)";
-    // What the crash left is not freed.
+    Result.Failure = crashedOn(Self->Entry);
+    // What a crash left is not freed, nor analyzed again.
     (void)Self->Parse.release();
     return Result;
   }
