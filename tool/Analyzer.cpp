@@ -289,6 +289,17 @@ std::vector<std::string> adjustedArguments(const CompileEntry &Entry,
   return Args;
 }
 
+/// Moves what the rules found (a sink's, or a parse's outcome's) into the
+/// unit's result; their notices become its warnings.
+template <typename Analysis>
+void takeAnalysis(TranslationUnitResult &Result, Analysis &From) {
+  Result.Findings = std::move(From.Findings);
+  Result.Digests = std::move(From.Digests);
+  Result.Warnings.insert(Result.Warnings.end(), From.Notices.begin(),
+                         From.Notices.end());
+  Result.Summary = std::move(From.Summary);
+}
+
 std::string crashedOn(const CompileEntry &Entry) {
   return Entry.File + ": error: torchlint crashed while analyzing this "
                       "translation unit (please report it with the file)";
@@ -497,11 +508,7 @@ ParsedUnit::analyzeAgain(const ImportedSummaries &Imports) {
         {std::nullopt, std::nullopt, Sink.Findings, Sink.Digests, Sink.Notices,
          Sink.Summary},
         *Self->Stamps);
-  Result.Findings = std::move(Sink.Findings);
-  Result.Digests = std::move(Sink.Digests);
-  Result.Warnings.insert(Result.Warnings.end(), Sink.Notices.begin(),
-                         Sink.Notices.end());
-  Result.Summary = std::move(Sink.Summary);
+  takeAnalysis(Result, Sink);
   return Result;
 }
 
@@ -611,11 +618,7 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
     *Keep = std::make_unique<ParsedUnit>(std::move(Parts));
   }
   Result.CompileError = std::move(Outcome.CompileError);
-  Result.Findings = std::move(Outcome.Findings);
-  Result.Digests = std::move(Outcome.Digests);
-  Result.Warnings.insert(Result.Warnings.end(), Outcome.Notices.begin(),
-                         Outcome.Notices.end());
-  Result.Summary = std::move(Outcome.Summary);
+  takeAnalysis(Result, Outcome);
   return Result;
 }
 
