@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# Replays the analyzer's findings on test-inputs on a GPU and tabulates the
-# verdicts for docs/replay-results.md.
+# Checks the runtime and the replay on a GPU and tabulates what it measured
+# for docs/replay-results.md.
 #
 #   bench/replay-on-gpu.sh prepare   here, where the analyzer builds: writes
-#                                    bench/.carry/ (the SARIF of test-inputs
-#                                    and the nlohmann/json header)
+#                                    bench/.carry/ (the SARIF of test-inputs,
+#                                    at most three findings per rule; that of
+#                                    bench/gpu-programs; the nlohmann/json
+#                                    header; GoogleTest's sources)
 #   bench/replay-on-gpu.sh run       on the GPU machine (no apt, no LLVM, no
-#                                    network): builds runtime/ alone against
-#                                    its CUDA libtorch and replays; results
-#                                    go to $OUT (default bench/.carry/out)
+#                                    network): builds GoogleTest and runtime/
+#                                    against its CUDA libtorch, runs the
+#                                    runtime's tests and the doctor, replays
+#                                    the findings, and times each whole program
+#                                    of bench/gpu-programs beside the replay of
+#                                    its finding; results go to $OUT (default
+#                                    bench/.carry/out)
 #
-# Carry bench/.carry to the GPU machine with the working tree.
+# Carry bench/.carry to the GPU machine with the working tree. Each step of
+# `run` has its own time limit and the later steps run when an earlier one
+# fails, so that one short machine lease says as much as it can.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 carry=$root/bench/.carry
@@ -20,40 +28,107 @@ prepare() {
   "$root/scripts/build.sh" torchlint
   cmake -S "$root/test-inputs" -B "$build/test-inputs" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release >/dev/null
-  mkdir -p "$carry/include/nlohmann"
-  cp /usr/include/nlohmann/json.hpp "$carry/include/nlohmann/"
+  cmake -S "$root/bench/gpu-programs" -B "$build/gpu-programs" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release >/dev/null
+  rm -rf "$carry"
+  # The whole folder: Debian's json.hpp includes its detail/ headers, and a
+  # machine may hold another version of them in /usr/include.
+  mkdir -p "$carry/include"
+  cp -r /usr/include/nlohmann "$carry/include/"
+  cp -r /usr/src/googletest "$carry/googletest"
   # Exit 1 only says that there are findings.
   "$build/bin/torchlint" "$build/test-inputs" --format=sarif \
-    -o "$carry/test-inputs.sarif" || [[ $? -eq 1 ]]
+    -o "$carry/test-inputs-all.sarif" || [[ $? -eq 1 ]]
+  python3 "$root/bench/replay_sample.py" "$carry/test-inputs-all.sarif" \
+    "$carry/test-inputs.sarif" 3
+  rm "$carry/test-inputs-all.sarif"
+  "$build/bin/torchlint" "$build/gpu-programs" --format=sarif \
+    -o "$carry/gpu-programs-all.sarif" || [[ $? -eq 1 ]]
+  python3 "$root/bench/replay_sample.py" "$carry/gpu-programs-all.sarif" \
+    "$carry/gpu-programs.sarif" --listed "$root/bench/gpu-programs/manifest.json"
+  rm "$carry/gpu-programs-all.sarif"
   echo "prepared $carry"
 }
 
+# Runs a step under a time limit, its output into $out/NAME.log; a failure is
+# said and the script goes on.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local begin=$SECONDS
+  if timeout "$limit" "$@" >"$out/$name.log" 2>&1; then
+    echo "step $name: ok ($((SECONDS - begin)) s)"
+  else
+    echo "step $name: FAILED with $? after $((SECONDS - begin)) s; its end:"
+    tail -15 "$out/$name.log"
+  fi
+}
+
 run() {
-  local out=${OUT:-$carry/out} build=${REPLAY_BUILD_DIR:-$root/build-replay}
-  local prefix=${TORCH_PREFIX:-}
+  out=${OUT:-$carry/out}
+  local build=${REPLAY_BUILD_DIR:-$root/build-replay}
+  local gtest=$build/googletest-install programs=$build/gpu-programs
+  local prefix=${TORCH_PREFIX:-} jobs
+  jobs=$(nproc)
   if [[ -z "$prefix" ]]; then
     prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' \
              2>/dev/null || true)
   fi
+  # libtorch's CMake package looks for the CUDA toolkit its build used.
+  local cuda=()
+  if [[ -x /usr/local/cuda/bin/nvcc ]]; then
+    export PATH=/usr/local/cuda/bin:$PATH
+    cuda=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+  fi
   mkdir -p "$out"
+  {
+    uname -a
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem \
+      --format=csv 2>&1 || true
+    python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 || true
+  } >"$out/machine.txt"
+  cat "$out/machine.txt"
+  step googletest 150 bash -c "
+    cmake -S '$carry/googletest' -B '$build/googletest' -G Ninja \
+      -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX='$gtest' &&
+    cmake --build '$build/googletest' --parallel $jobs --target install"
   # The carried header, so that the same path is taken here and there.
-  local json_dir=(-DTORCHLINT_JSON_INCLUDE_DIR="$carry/include")
-  cmake -S "$root/runtime" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DTORCHLINT_BUILD_TESTS=OFF ${prefix:+-DCMAKE_PREFIX_PATH="$prefix"} \
-    "${json_dir[@]}" >"$out/configure.log" 2>&1 ||
-    { tail -30 "$out/configure.log"; exit 1; }
-  cmake --build "$build" --parallel "$(nproc)" >"$out/build.log" 2>&1 ||
-    { tail -30 "$out/build.log"; exit 1; }
-  "$build/bin/torchlint-doctor" | tee "$out/doctor.txt" || true
-  "$build/bin/torchlint-replay" "$carry/test-inputs.sarif" \
-    -o "$out/replayed.sarif" ${REPLAY_ARGS:-} | tee "$out/replay.txt"
+  step configure 150 cmake -S "$root/runtime" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DTORCHLINT_BUILD_TESTS=ON \
+    -DCMAKE_PREFIX_PATH="$prefix;$gtest" "${cuda[@]}" \
+    -DTORCHLINT_JSON_INCLUDE_DIR="$carry/include"
+  grep "torchlint runtime:" "$out/configure.log" || true
+  # The whole programs build beside the runtime: both are compile-bound.
+  cmake -S "$root/bench/gpu-programs" -B "$programs" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" "${cuda[@]}" \
+    >"$out/programs-build.log" 2>&1 &&
+    cmake --build "$programs" --parallel "$jobs" >>"$out/programs-build.log" 2>&1 &
+  local programs_build=$!
+  step build 300 cmake --build "$build" --parallel "$jobs"
+  if wait "$programs_build"; then echo "step programs-build: ok"
+  else echo "step programs-build: FAILED"; tail -15 "$out/programs-build.log"; fi
+  step doctor 60 "$build/bin/torchlint-doctor"
+  head -40 "$out/doctor.log" || true
+  step tests 150 ctest --test-dir "$build" --output-on-failure
+  tail -5 "$out/tests.log" || true
+  step replay 240 "$build/bin/torchlint-replay" "$carry/test-inputs.sarif" \
+    -o "$out/replayed.sarif" --budget-seconds "${REPLAY_BUDGET:-2}" \
+    --repeats "${REPLAY_REPEATS:-20}"
+  step programs-replay 100 "$build/bin/torchlint-replay" \
+    "$carry/gpu-programs.sarif" -o "$out/programs-replayed.sarif" \
+    --budget-seconds 5
+  step programs 200 python3 "$root/bench/gpu_programs.py" "$programs" \
+    "$out/programs.json" --rounds "${PROGRAM_ROUNDS:-3}"
+  cat "$out/programs.log" || true
   python3 "$root/bench/replay-table.py" "$out/replayed.sarif" \
-    >"$out/replay-results.md"
+    --programs "$out/programs.json" "$out/programs-replayed.sarif" \
+    >"$out/replay-results.md" 2>"$out/table.log" || cat "$out/table.log"
+  cat "$out/replay-results.md"
   echo "results in $out"
 }
 
 case "${1:-}" in
 prepare) prepare ;;
 run) run ;;
-*) sed -n '2,14p' "$0" >&2; exit 2 ;;
+*) sed -n '2,21p' "$0" >&2; exit 2 ;;
 esac

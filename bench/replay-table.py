@@ -1,6 +1,13 @@
 #!/usr/bin/env python3
 """Tabulates the verdicts of a SARIF log that torchlint-replay annotated, as
-Markdown: one row per replayed result, then the count of each verdict."""
+Markdown: one row per replayed result, then the count of each verdict.
+
+    replay-table.py REPLAYED.sarif [--programs PROGRAMS.json PROGRAMS.sarif]
+
+With --programs, a second table puts the replay's speed-up for each whole
+program of bench/gpu-programs (PROGRAMS.sarif, replayed) beside the speed-up
+the program itself showed (PROGRAMS.json, from bench/gpu_programs.py)."""
+import argparse
 import collections
 import json
 import os
@@ -27,42 +34,100 @@ def current_scenario_ids():
     return current
 
 
+def replayed_results(log):
+    for run in log.get("runs", []):
+        for result in run.get("results", []):
+            replay = result.get("properties", {}).get("replay")
+            if replay:
+                yield result, replay
+
+
+def place_of(result):
+    where = result["locations"][0]["physicalLocation"]
+    return (where["artifactLocation"]["uri"],
+            where.get("region", {}).get("startLine"))
+
+
+def speed_text(replay):
+    speed = replay.get("speedUp")
+    if not speed:
+        return ""
+    return "%.2fx [%.2f, %.2f]" % (speed["ratio"], speed["low"], speed["high"])
+
+
+def programs_table(programs_path, replayed_path):
+    """The replay's ratio beside the whole program's, per rule."""
+    with open(programs_path, encoding="utf-8") as f:
+        programs = json.load(f)
+    with open(replayed_path, encoding="utf-8") as f:
+        replayed = list(replayed_results(json.load(f)))
+    print("\n## Whole programs beside the replay\n")
+    print("| rule | program | replay verdict | replay speed-up [95% CI] "
+          "| program speed-up | replay / program - 1 |")
+    print("|---|---|---|---|---|---|")
+    for row in programs:
+        found = [replay for result, replay in replayed
+                 if result.get("ruleId") == row["rule"] and
+                 os.path.basename(place_of(result)[0]) == row["original"] + ".cpp"
+                 and place_of(result)[1] == row["line"]]
+        replay = found[0] if found else None
+        verdict = replay["verdict"] if replay else "no finding replayed"
+        replay_speed = (speed_text(replay) or replay.get("reason", "")
+                        if replay else "")
+        if row["expect"] == "crash-confirmed":
+            program = "%s (original exit %s, fixed exit %s)" % (
+                row.get("verdict"), row.get("original_exit"),
+                row.get("fixed_exit"))
+            gap = "-"
+        elif "ratio" in row:
+            program = "%.2fx" % row["ratio"]
+            speed = replay and replay.get("speedUp")
+            gap = ("%+.2f" % (speed["ratio"] / row["ratio"] - 1)
+                   if speed else "-")
+        else:
+            program, gap = row.get("error", "not run"), "-"
+        print("| %s | %s | %s | %s | %s | %s |" % (
+            row["rule"], row["original"], verdict,
+            replay_speed.replace("|", "\\|"), program.replace("|", "\\|"),
+            gap))
+
+
 def main(path):
     current = current_scenario_ids()
     with open(path, encoding="utf-8") as f:
         log = json.load(f)
     rows, env = [], None
-    for run in log.get("runs", []):
-        for result in run.get("results", []):
-            replay = result.get("properties", {}).get("replay")
-            if not replay:
-                continue
-            env = env or replay.get("environment")
-            where = result["locations"][0]["physicalLocation"]
-            place = "%s:%s" % (where["artifactLocation"]["uri"],
-                               where.get("region", {}).get("startLine", "?"))
-            speed = replay.get("speedUp")
-            detail = ("%.2fx [%.2f, %.2f]" % (speed["ratio"], speed["low"],
-                                              speed["high"])
-                      if speed else replay.get("reason", ""))
-            ran_on = replay.get("environment", {}).get("deviceName", "")
-            if replay["verdict"] == "not-run":
-                ran_on = "-"
-            scenario = replay.get("scenario", "")
-            rows.append((place, result.get("ruleId", ""),
-                         current.get(scenario, scenario), ran_on,
-                         replay["verdict"], detail.replace("|", "\\|")))
+    for result, replay in replayed_results(log):
+        env = env or replay.get("environment")
+        place = "%s:%s" % place_of(result)
+        detail = speed_text(replay) or replay.get("reason", "")
+        ran_on = replay.get("environment", {}).get("deviceName", "")
+        if replay["verdict"] == "not-run":
+            ran_on = "-"
+        scenario = replay.get("scenario", "")
+        assumed = "; ".join(replay.get("assumptions", []))
+        rows.append((place, result.get("ruleId", ""),
+                     current.get(scenario, scenario), ran_on,
+                     replay["verdict"], detail.replace("|", "\\|"),
+                     assumed.replace("|", "\\|")))
     if env:
         print("libtorch %s; CUDA %s\n" % (env.get("libtorch"), env.get("cuda")))
     print("| finding | rule | scenario | ran on | verdict "
-          "| speed-up [95% CI] / reason |")
-    print("|---|---|---|---|---|---|")
+          "| speed-up [95% CI] / reason | assumptions |")
+    print("|---|---|---|---|---|---|---|")
     for row in rows:
-        print("| %s | %s | %s | %s | %s | %s |" % row)
+        print("| %s | %s | %s | %s | %s | %s | %s |" % row)
     print()
     for verdict, count in sorted(collections.Counter(r[4] for r in rows).items()):
         print("- %s: %d" % (verdict, count))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("replayed")
+    parser.add_argument("--programs", nargs=2,
+                        metavar=("PROGRAMS.json", "PROGRAMS.sarif"))
+    args = parser.parse_args()
+    main(args.replayed)
+    if args.programs:
+        programs_table(*args.programs)

@@ -1,0 +1,86 @@
+// Whole-program check of torch-missing-mixed-precision's replay ratio at a
+// batch large enough that the GPU, not the host, sets the pace: a CUDA
+// training loop over Linear layers in plain float32, timed as a whole, to
+// compare with the speed-up the replay measures from this program's recipe.
+// The work is the replay's: a step of the Sequential below on a fixed
+// [8192, 1024] input and target on the device (mean squared error, SGD with
+// learning rate 0.01), with libtorch's default TF32 settings.
+// This is the fixed twin of missing-mixed-precision-large.cpp. The fix, the one
+// the replay times: bfloat16 CUDA autocast around the forward pass and the loss
+// (its output cast back to float32), the cast cache cleared after the region,
+// backward and the optimizer step outside it; weights stay in float32.
+#include <ATen/autocast_mode.h>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+// libtorch 2.4 and later switch autocast per device type; earlier versions
+// have one switch for CUDA.
+#if TORCH_VERSION_MAJOR > 2 ||                                                 \
+    (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define AUTOCAST_BY_DEVICE 1
+#else
+#define AUTOCAST_BY_DEVICE 0
+#endif
+
+int main(int argc, char **argv) {
+  const int steps = argc > 1 ? std::atoi(argv[1]) : 100;
+  const int warmup = std::min(steps, argc > 2 ? std::atoi(argv[2]) : 20);
+  torch::manual_seed(0);
+  torch::Device device(torch::cuda::is_available() ? torch::kCUDA
+                                                   : torch::kCPU);
+
+  torch::nn::Sequential model(torch::nn::Linear(1024, 4096), torch::nn::ReLU(),
+                              torch::nn::Linear(4096, 4096), torch::nn::ReLU(),
+                              torch::nn::Linear(4096, 1024));
+  model->to(device);
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.01));
+  auto input = torch::randn({8192, 1024}, device);
+  auto target = torch::randn({8192, 1024}, device);
+#if AUTOCAST_BY_DEVICE
+  at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+#else
+  at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+#endif
+
+  auto start = std::chrono::steady_clock::now();
+  for (int step = 0; step < warmup + steps; ++step) {
+    if (step == warmup) {
+      if (device.is_cuda())
+        torch::cuda::synchronize();
+      start = std::chrono::steady_clock::now();
+    }
+    optimizer.zero_grad();
+#if AUTOCAST_BY_DEVICE
+    at::autocast::set_autocast_enabled(at::kCUDA, true);
+#else
+    at::autocast::set_enabled(true);
+#endif
+    auto loss =
+        torch::mse_loss(model->forward(input).to(torch::kFloat), target);
+#if AUTOCAST_BY_DEVICE
+    at::autocast::set_autocast_enabled(at::kCUDA, false);
+#else
+    at::autocast::set_enabled(false);
+#endif
+    at::autocast::clear_cache();
+    loss.backward();
+    optimizer.step();
+  }
+  if (device.is_cuda())
+    torch::cuda::synchronize();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+
+  std::printf("{\"program\": \"%s\", \"steps\": %d, \"seconds\": %.6f, "
+              "\"device\": \"%s\"}\n",
+              "missing-mixed-precision-large.fixed", steps, seconds,
+              device.is_cuda() ? "cuda" : "cpu");
+  return 0;
+}

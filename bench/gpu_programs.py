@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Runs the whole-program pairs of bench/gpu-programs (each rule's pattern and
+its fixed twin, built in BUILD) and writes what they measured as JSON.
+
+    gpu_programs.py BUILD OUT.json [--rounds R] [--steps N]
+
+Timed pairs run in turns (original, fixed, original, ...) for R rounds so that
+a drifting clock or a warming card weighs on both alike; the ratio is the
+median of the original's seconds over the median of the fixed twin's. A pair
+whose manifest expects `crash-confirmed` passes when the original exits with
+an error and the twin exits cleanly.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MANIFEST = os.path.join(HERE, "gpu-programs", "manifest.json")
+
+
+def run(build, name, steps, timeout):
+    """One run of a program: its exit code and the JSON line it printed."""
+    try:
+        command = [os.path.join(build, name)] + ([str(steps)] if steps else [])
+        done = subprocess.run(command, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"exit": None, "error": "past %d s" % timeout}
+    said = {"exit": done.returncode}
+    lines = done.stdout.strip().splitlines()
+    try:
+        said.update(json.loads(lines[-1]))
+    except (IndexError, ValueError):
+        said["error"] = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return said
+
+
+def measure(build, pair, rounds, steps, timeout):
+    row = dict(pair)
+    if pair["expect"] == "crash-confirmed":
+        original = run(build, pair["original"], steps, timeout)
+        fixed = run(build, pair["fixed"], steps, timeout)
+        row["original_exit"], row["fixed_exit"] = original["exit"], fixed["exit"]
+        row["original_error"] = original.get("error")
+        row["verdict"] = ("crash-confirmed"
+                          if original["exit"] not in (0, None) and
+                          fixed["exit"] == 0 else "not-confirmed")
+        return row
+    seconds = {"original": [], "fixed": []}
+    for _ in range(rounds):
+        for side in ("original", "fixed"):
+            said = run(build, pair[side], steps, timeout)
+            if said.get("exit") != 0 or "seconds" not in said:
+                row["error"] = "%s: %s" % (pair[side],
+                                           said.get("error", said))
+                return row
+            seconds[side].append(said["seconds"])
+            row["device"] = said.get("device")
+    row["seconds"] = seconds
+    row["ratio"] = (statistics.median(seconds["original"]) /
+                    statistics.median(seconds["fixed"]))
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("build")
+    parser.add_argument("out")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=0,
+                        help="steps per run (default: each program's own)")
+    parser.add_argument("--timeout", type=int, default=60)
+    parser.add_argument("--only", action="append",
+                        help="the pair with this id (repeatable)")
+    args = parser.parse_args()
+    with open(MANIFEST, encoding="utf-8") as f:
+        pairs = [p for p in json.load(f) if not args.only or p["id"] in args.only]
+    rows = []
+    for pair in pairs:
+        row = measure(args.build, pair, args.rounds, args.steps, args.timeout)
+        rows.append(row)
+        shown = row.get("verdict") or row.get("error") or "%.2fx" % row["ratio"]
+        print("%-28s %s" % (pair["id"], shown), flush=True)
+        # After each pair, so that a run cut short keeps what it measured.
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
