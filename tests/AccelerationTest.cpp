@@ -346,6 +346,15 @@ TEST(Acceleration, UnitsKeptBetweenSummaryRoundsFindWhatANewParseFinds) {
     Expected.replace(At, ParsedDirectory.size(), KeptDirectory);
   EXPECT_EQ(Kept.Run.Stdout, Expected);
   EXPECT_GT(Kept.Output["findings"].size(), 0u);
+
+  // The later rounds' results are cached too: run again, the pass reads them
+  // and says that it parsed nothing.
+  Analysis Warm = analyze({"--format=json", "-j", "1", "--summary-memory=0",
+                           cacheDirectory(G), ParsedDatabase});
+  auto [WarmAgain, WarmReparsed] = Counts(Warm.Run.Stderr);
+  EXPECT_EQ(WarmAgain, ParsedAgain);
+  EXPECT_EQ(WarmReparsed, 0) << Warm.Run.Stderr;
+  EXPECT_EQ(Warm.Run.Stdout, Parsed.Run.Stdout);
 }
 
 TEST(Acceleration, DamagedCacheGivesTheSameFindingsAndAWarning) {

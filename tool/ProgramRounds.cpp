@@ -68,9 +68,11 @@ ProgramRun analyzeProgram(const std::vector<CompileEntry> &Entries,
           size_t I = Again[&Entry - Units.data()];
           if (Kept[I])
             return Kept[I]->analyzeAgain(Next[I]);
-          ++Reparsed;
           TranslationUnitResult Result =
               Analyze(Entry, Next[I], KeepParsed ? &Kept[I] : nullptr);
+          // A later round's result is cached too: a warm run reads it.
+          if (!Result.FromCache)
+            ++Reparsed;
           if (Kept[I] && !mayKeepAnother(KeptMemory))
             Kept[I].reset();
           return Result;
