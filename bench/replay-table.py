@@ -14,6 +14,8 @@ import os
 import re
 import sys
 
+from replay_sample import is_listed, place_of
+
 SCENARIOS_DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                              "common", "Scenarios.def")
 
@@ -42,12 +44,6 @@ def replayed_results(log):
                 yield result, replay
 
 
-def place_of(result):
-    where = result["locations"][0]["physicalLocation"]
-    return (where["artifactLocation"]["uri"],
-            where.get("region", {}).get("startLine"))
-
-
 def speed_text(replay):
     speed = replay.get("speedUp")
     if not speed:
@@ -67,9 +63,7 @@ def programs_table(programs_path, replayed_path):
     print("|---|---|---|---|---|---|")
     for row in programs:
         found = [replay for result, replay in replayed
-                 if result.get("ruleId") == row["rule"] and
-                 os.path.basename(place_of(result)[0]) == row["original"] + ".cpp"
-                 and place_of(result)[1] == row["line"]]
+                 if is_listed(row, result)]
         replay = found[0] if found else None
         verdict = replay["verdict"] if replay else "no finding replayed"
         replay_speed = (speed_text(replay) or replay.get("reason", "")
@@ -99,7 +93,8 @@ def main(path):
     rows, env = [], None
     for result, replay in replayed_results(log):
         env = env or replay.get("environment")
-        place = "%s:%s" % place_of(result)
+        uri, line = place_of(result)
+        place = "%s:%s" % (uri, "?" if line is None else line)
         detail = speed_text(replay) or replay.get("reason", "")
         ran_on = replay.get("environment", {}).get("deviceName", "")
         if replay["verdict"] == "not-run":

@@ -35,16 +35,24 @@ def sample(results, per_rule):
     return [r for r in results if id(r) in kept]
 
 
+def place_of(result):
+    """The file and line of a result's first location (None when unsaid)."""
+    where = result["locations"][0]["physicalLocation"]
+    return (where["artifactLocation"]["uri"],
+            where.get("region", {}).get("startLine"))
+
+
+def is_listed(pair, result):
+    """Whether result is the finding a manifest pair of bench/gpu-programs
+    names: its rule, in its original program, on its line."""
+    uri, line = place_of(result)
+    return (result.get("ruleId") == pair["rule"] and
+            os.path.basename(uri) == pair["original"] + ".cpp" and
+            line == pair["line"])
+
+
 def listed(results, manifest):
-    wanted = {(p["rule"], p["original"] + ".cpp", p["line"]) for p in manifest}
-
-    def place(result):
-        where = result["locations"][0]["physicalLocation"]
-        return (result.get("ruleId"),
-                os.path.basename(where["artifactLocation"]["uri"]),
-                where.get("region", {}).get("startLine"))
-
-    return [r for r in results if place(r) in wanted]
+    return [r for r in results if any(is_listed(p, r) for p in manifest)]
 
 
 def main(argv):
