@@ -2,9 +2,13 @@
 
 #include "analysis/DebugRegions.h"
 
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+#include "clang/AST/ASTContext.h"
 #include "clang/Basic/FileManager.h"
-#include "clang/Lex/Preprocessor.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/StaticAnalyzer/Core/AnalyzerOptions.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
@@ -34,6 +38,57 @@ private:
   std::string Prefix;
 };
 
+namespace {
+/// Whether every check clang-tidy runs is one of the plugin's. Only then may
+/// the traversal leave out system headers: another check may want to match
+/// there, and the static analyzer walks the unit itself.
+bool onlyTorchlintChecks(tidy::ClangTidyContext &Context) {
+  tidy::ClangTidyCheckFactories Factories;
+  for (const tidy::ClangTidyModuleRegistry::entry &Module :
+       tidy::ClangTidyModuleRegistry::entries())
+    Module.instantiate()->addCheckFactories(Factories);
+  for (const auto &Factory : Factories)
+    if (Context.isCheckEnabled(Factory.getKey()) && !findRule(Factory.getKey()))
+      return false;
+  for (llvm::StringRef Checker :
+       AnalyzerOptions::getRegisteredCheckers(/*IncludeExperimental=*/true))
+    if (Context.isCheckEnabled(("clang-analyzer-" + Checker).str()))
+      return false;
+  return true;
+}
+} // namespace
+
+/// Matches the translation unit, which is visited before anything in it, and
+/// narrows the traversal to the top-level declarations of user code, as the
+/// CLI's is: libtorch's declarations are neither matched nor loaded from a
+/// precompiled header, which is most of the time a check takes.
+class RuleCheck::UserCodeScope
+    : public ast_matchers::MatchFinder::MatchCallback {
+public:
+  explicit UserCodeScope(const UserCode &Code) : Code(Code) {}
+
+  void run(const ast_matchers::MatchFinder::MatchResult &Result) override {
+    ASTContext &Ctx = *Result.Context;
+    std::vector<Decl *> TopLevel;
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (Code.isAnalyzed(D->getLocation(), Ctx.getSourceManager()))
+        TopLevel.push_back(D);
+    Ctx.setTraversalScope(TopLevel);
+    Narrowed = &Ctx;
+  }
+
+  // What runs after the checks sees the whole unit again.
+  void onEndOfTranslationUnit() override {
+    if (Narrowed)
+      Narrowed->setTraversalScope({Narrowed->getTranslationUnitDecl()});
+    Narrowed = nullptr;
+  }
+
+private:
+  const UserCode &Code;
+  ASTContext *Narrowed = nullptr;
+};
+
 /// What the checks of one translation unit share: the user-code filter and
 /// the AnalysisContext. Findings go back to the check of their rule, option
 /// look-ups to the options of the rule that the key names.
@@ -52,6 +107,19 @@ public:
   }
 
   void join(RuleCheck &Check) { Checks[Check.Entry.Info.Id] = &Check; }
+
+  /// The first check of a unit to register narrows the traversal, when
+  /// nothing but torchlint's checks runs.
+  void narrowTraversal(ast_matchers::MatchFinder &Finder,
+                       tidy::ClangTidyContext &Context) {
+    if (NarrowedFinder == &Finder)
+      return;
+    NarrowedFinder = &Finder;
+    if (!onlyTorchlintChecks(Context))
+      return;
+    Scope = std::make_unique<UserCodeScope>(Code);
+    Finder.addMatcher(ast_matchers::translationUnitDecl(), Scope.get());
+  }
   void leave(RuleCheck &Check) { Checks.erase(Check.Entry.Info.Id); }
   AnalysisContext &analysis() { return Analysis; }
 
@@ -76,6 +144,8 @@ private:
   UserCode Code;
   DebugRegions Debug;
   const Preprocessor *RecordingFor = nullptr;
+  const ast_matchers::MatchFinder *NarrowedFinder = nullptr;
+  std::unique_ptr<UserCodeScope> Scope;
   AnalysisContext Analysis;
   llvm::StringMap<RuleCheck *> Checks;
 };
@@ -124,6 +194,7 @@ void RuleCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
 void RuleCheck::registerMatchers(ast_matchers::MatchFinder *Finder) {
   Unit = sharedUnitOf(TidyContext);
   Unit->join(*this);
+  Unit->narrowTraversal(*Finder, *TidyContext);
   Instance = Entry.Create(Unit->analysis());
   Instance->registerMatchers(Finder);
 }

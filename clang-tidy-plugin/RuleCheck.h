@@ -40,6 +40,7 @@ public:
 
 private:
   class CheckOptions;
+  class UserCodeScope;
   class SharedUnit;
 
   /// clang-tidy creates the checks of a unit together, from one
