@@ -44,14 +44,18 @@ std::string directoryOf(const std::string &CacheOption) {
 /// A plain parse costs about three accelerated ones: the comparison without
 /// acceleration runs on a sample of each generation's programs that starts
 /// with each kind of libtorch prefix (torch/torch.h alone, ATen's autocast
-/// header first, C++20), with fix-its and without.
+/// header first, C++20, a project header that includes libtorch first), with
+/// fix-its and without.
 std::vector<std::string> plainSample(const Generation &G) {
   if (G.Major >= 2)
-    return {"autocast_leak_unified", "device_mismatch_flow", "modern_cxx20",
-            "pageable_copy"};
+    return {"autocast_leak_unified", "detector_project", "device_mismatch_flow",
+            "modern_cxx20", "pageable_copy"};
   return {"autocast_leak", "dataloader_no_workers", "device_mismatch_flow",
-          "sync_in_loop"};
+          "loss_in_another_unit", "sync_in_loop"};
 }
+
+std::map<std::string, std::set<std::string>>
+headersReadByUnit(const std::string &Cache);
 
 TEST(Acceleration, TestInputsGiveByteIdenticalLogsWithAndWithoutIt) {
   for (const Generation &G : generations()) {
@@ -71,7 +75,7 @@ TEST(Acceleration, TestInputsGiveByteIdenticalLogsWithAndWithoutIt) {
     std::vector<std::string> Names = plainSample(G);
     std::string Directory = temporaryDirectory();
     for (const std::string &Name : Names)
-      fs::copy_file(programPath(Name), Directory + "/" + Name + ".cpp");
+      copyProgram(Name, Directory, /*Golden=*/false);
     std::string Database = databaseFor(G, Names, Directory);
     auto Run = [&](const std::string &Acceleration) {
       std::string Sarif = temporaryDirectory() + "/sample.sarif";
@@ -91,6 +95,14 @@ TEST(Acceleration, TestInputsGiveByteIdenticalLogsWithAndWithoutIt) {
         << "JSON differs with and without acceleration against " << G.Name;
     EXPECT_EQ(readFile(Plain.Sarif), readFile(Accelerated.Sarif))
         << "SARIF differs with and without acceleration against " << G.Name;
+    // Units that start with their project's header were given a prefix too.
+    std::map<std::string, std::set<std::string>> Read =
+        headersReadByUnit(directoryOf(cacheDirectory(G)));
+    for (const std::string &Name : Names)
+      if (isMultiUnit(Name))
+        for (const std::string &Unit : programUnits(Name))
+          EXPECT_FALSE(Read[copyPath(Unit, Directory)].empty())
+              << copyPath(Unit, Directory) << " was parsed without a prefix";
   }
 }
 

@@ -628,6 +628,47 @@ TEST(PrecompiledPrefix, LeadingAngleIncludesUpToTheLastLibtorchOne) {
   EXPECT_EQ(libtorchIncludePrefix(""), "");
 }
 
+TEST(PrecompiledPrefix, AHeaderMayStartWithItsGuard) {
+  const char *Guarded = "// The model.\n"
+                        "#ifndef MODEL_H\n"
+                        "#define MODEL_H\n"
+                        "#include <vector>\n"
+                        "#include <torch/torch.h>\n"
+                        "#include \"layers.h\"\n"
+                        "#endif\n";
+  EXPECT_EQ(libtorchIncludePrefix(Guarded, /*Header=*/true),
+            "#include <torch/torch.h>\n");
+  // A main file is not a header: a macro test first is the user's.
+  EXPECT_EQ(libtorchIncludePrefix(Guarded), "");
+  EXPECT_EQ(libtorchIncludePrefix("#pragma once\n#include <torch/torch.h>\n",
+                                  /*Header=*/true),
+            "#include <torch/torch.h>\n");
+  // Only a guard: #ifndef must be followed by the #define of its name.
+  EXPECT_EQ(libtorchIncludePrefix("#ifndef MODEL_H\n#define OTHER\n"
+                                  "#include <torch/torch.h>\n",
+                                  /*Header=*/true),
+            "");
+  EXPECT_EQ(
+      libtorchIncludePrefix("#ifndef USE_TORCH\n#include <torch/torch.h>\n",
+                            /*Header=*/true),
+      "");
+  EXPECT_EQ(libtorchIncludePrefix("#include <torch/torch.h>\n#pragma once\n",
+                                  /*Header=*/true),
+            "#include <torch/torch.h>\n");
+}
+
+TEST(PrecompiledPrefix, FirstQuotedIncludeIsTheFirstLineOfCode) {
+  EXPECT_EQ(firstQuotedInclude("// main\n/* a\n b */\n#include \"model.h\"\n"),
+            "model.h");
+  EXPECT_EQ(firstQuotedInclude("#  include \"../net/model.h\" // its\n"),
+            "../net/model.h");
+  EXPECT_EQ(firstQuotedInclude("#include <torch/torch.h>\n#include \"a.h\"\n"),
+            "");
+  EXPECT_EQ(firstQuotedInclude("#define X\n#include \"a.h\"\n"), "");
+  EXPECT_EQ(firstQuotedInclude("#include \"a.h\" int x;\n"), "");
+  EXPECT_EQ(firstQuotedInclude(""), "");
+}
+
 TEST(PrecompiledPrefix, AConfigurationIsEveryFlagButTheIncludeFolders) {
   auto Describe = [](std::vector<std::string> Arguments,
                      std::string Directory = "/work/a/build") {

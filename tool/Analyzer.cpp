@@ -408,6 +408,33 @@ std::string resultKey(const CompileEntry &Entry,
        toJson(Imports).dump()});
 }
 
+/// The libtorch include prefix of the main file, or else of the header it
+/// starts by including, when that is found beside it (where a quoted
+/// include is looked up first), and so on down a few such headers: a
+/// project's units often include their own header first, and it libtorch.
+std::string libtorchIncludePrefixOf(const std::string &MainFile,
+                                    llvm::StringRef MainText) {
+  std::string Prefix = libtorchIncludePrefix(MainText);
+  std::string Includer = MainFile;
+  std::unique_ptr<llvm::MemoryBuffer> Header;
+  for (int Depth = 0; Prefix.empty() && Depth < 4; ++Depth) {
+    std::string Name =
+        firstQuotedInclude(Header ? Header->getBuffer() : MainText);
+    if (Name.empty() || llvm::sys::path::is_absolute(Name))
+      break;
+    llvm::SmallString<256> Path(llvm::sys::path::parent_path(Includer));
+    llvm::sys::path::append(Path, Name);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Read =
+        llvm::MemoryBuffer::getFile(Path);
+    if (!Read)
+      break;
+    Header = std::move(*Read);
+    Includer = Path.str().str();
+    Prefix = libtorchIncludePrefix(Header->getBuffer(), /*Header=*/true);
+  }
+  return Prefix;
+}
+
 /// The unit's libtorch include prefix, to precompile; none when it has none
 /// or its command already injects code ahead of the main file.
 std::optional<PrefixRequest>
@@ -419,7 +446,7 @@ prefixRequest(const CompileEntry &Entry,
   if (!Main)
     return std::nullopt;
   PrefixRequest Request;
-  Request.Text = libtorchIncludePrefix((*Main)->getBuffer());
+  Request.Text = libtorchIncludePrefixOf(Entry.File, (*Main)->getBuffer());
   if (Request.Text.empty())
     return std::nullopt;
   for (const std::string &Arg : Arguments) {

@@ -15,6 +15,7 @@
 #include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -145,12 +146,13 @@ std::vector<SearchFolder> foldersFromJson(const nlohmann::json &List) {
 
 } // namespace
 
-std::string libtorchIncludePrefix(llvm::StringRef MainText) {
-  std::string Prefix, Pending;
-  bool InComment = false;
-  while (!MainText.empty()) {
-    auto [Line, Rest] = MainText.split('\n');
-    MainText = Rest;
+namespace {
+/// The next line of Text that holds code, trimmed, with comments before it
+/// dropped; empty at the end. InComment carries an unclosed /* over lines.
+llvm::StringRef nextCodeLine(llvm::StringRef &Text, bool &InComment) {
+  while (!Text.empty()) {
+    auto [Line, Rest] = Text.split('\n');
+    Text = Rest;
     Line = Line.trim();
     if (InComment) {
       size_t End = Line.find("*/");
@@ -171,21 +173,66 @@ std::string libtorchIncludePrefix(llvm::StringRef MainText) {
       if (Line.empty())
         continue;
     }
-    if (!Line.consume_front("#"))
+    return Line;
+  }
+  return "";
+}
+
+/// The name an `#include` line names between Open and Close, with nothing
+/// but a comment after it; empty for any other line.
+llvm::StringRef includedName(llvm::StringRef Line, char Open, char Close) {
+  if (!Line.consume_front("#"))
+    return "";
+  Line = Line.ltrim();
+  if (!Line.consume_front("include"))
+    return "";
+  Line = Line.ltrim();
+  if (!Line.consume_front(llvm::StringRef(&Open, 1)) || Line.ends_with("\\"))
+    return "";
+  size_t End = Line.find(Close);
+  if (End == llvm::StringRef::npos)
+    return "";
+  llvm::StringRef After = Line.drop_front(End + 1).ltrim();
+  if (!After.empty() && !After.starts_with("//"))
+    return "";
+  return Line.take_front(End);
+}
+
+/// The word after a directive's keyword: `#ifndef NAME` gives NAME.
+std::optional<llvm::StringRef> directiveWord(llvm::StringRef Line,
+                                             llvm::StringRef Keyword) {
+  if (!Line.consume_front("#"))
+    return std::nullopt;
+  Line = Line.ltrim();
+  if (!Line.consume_front(Keyword) || Line.empty() ||
+      !llvm::isSpace(Line.front()))
+    return std::nullopt;
+  return Line.trim();
+}
+} // namespace
+
+std::string libtorchIncludePrefix(llvm::StringRef Text, bool Header) {
+  std::string Prefix, Pending;
+  bool InComment = false;
+  bool SeenInclude = false;
+  for (llvm::StringRef Line = nextCodeLine(Text, InComment); !Line.empty();
+       Line = nextCodeLine(Text, InComment)) {
+    // A header's guard comes before its includes; the precompiled prefix
+    // goes before the guard, which only ever hides the header's own text.
+    if (Header && !SeenInclude) {
+      if (directiveWord(Line, "pragma") == llvm::StringRef("once"))
+        continue;
+      if (std::optional<llvm::StringRef> Guard =
+              directiveWord(Line, "ifndef")) {
+        if (directiveWord(nextCodeLine(Text, InComment), "define") != *Guard)
+          break;
+        continue;
+      }
+    }
+    llvm::StringRef Name = includedName(Line, '<', '>');
+    if (Name.empty())
       break;
-    Line = Line.ltrim();
-    if (!Line.consume_front("include"))
-      break;
-    Line = Line.ltrim();
-    if (!Line.starts_with("<") || Line.ends_with("\\"))
-      break;
-    size_t Close = Line.find('>');
-    if (Close == llvm::StringRef::npos)
-      break;
-    llvm::StringRef Name = Line.slice(1, Close);
-    llvm::StringRef After = Line.drop_front(Close + 1).ltrim();
-    if (!After.empty() && !After.starts_with("//"))
-      break;
+    SeenInclude = true;
     if (!isStandardLibraryHeaderName(Name))
       Pending += "#include <" + Name.str() + ">\n";
     if (isLibtorchHeaderName(Name)) {
@@ -194,6 +241,11 @@ std::string libtorchIncludePrefix(llvm::StringRef MainText) {
     }
   }
   return Prefix;
+}
+
+std::string firstQuotedInclude(llvm::StringRef Text) {
+  bool InComment = false;
+  return includedName(nextCodeLine(Text, InComment), '"', '"').str();
 }
 
 PrecompiledPrefixes::Configuration &

@@ -1,7 +1,8 @@
 //===--- PrecompiledPrefix.h - One PCH for libtorch includes ----*- C++ -*-===//
 //
 // Most of a libtorch TU's parse is <torch/torch.h>. The leading angle-bracket
-// includes of a main file, up to its last libtorch one, are precompiled once
+// includes of a main file (or of the project header it includes first), up
+// to the last libtorch one, are precompiled once
 // per libtorch configuration and reused by every unit that shares it, in this
 // run and in later ones. A configuration is what can change what the prefix
 // means: clang, torchlint, the include text, every flag but the include
@@ -38,8 +39,13 @@ namespace torchlint {
 /// library's own headers (<vector>, <cstdlib>) among them are left out: the
 /// standard lets a program include them in any order, the main file still
 /// includes them after the header, and leaving them out lets units that
-/// list different ones share one header.
-std::string libtorchIncludePrefix(llvm::StringRef MainText);
+/// list different ones share one header. For a Header, its include guard
+/// (`#pragma once`, or `#ifndef X` and `#define X`) may come first.
+std::string libtorchIncludePrefix(llvm::StringRef Text, bool Header = false);
+
+/// The name of a file's first line of code when that is `#include "NAME"`;
+/// empty otherwise.
+std::string firstQuotedInclude(llvm::StringRef Text);
 
 /// A folder of the unit's include search given on its command (-I, -iquote,
 /// -isystem, -cxx-isystem, -idirafter), absolute.
