@@ -107,6 +107,7 @@ public:
   }
 
   void join(RuleCheck &Check) { Checks[Check.Entry.Info.Id] = &Check; }
+  void leave(RuleCheck &Check) { Checks.erase(Check.Entry.Info.Id); }
 
   /// The first check of a unit to register narrows the traversal, when
   /// nothing but torchlint's checks runs.
@@ -120,7 +121,7 @@ public:
     Scope = std::make_unique<UserCodeScope>(Code);
     Finder.addMatcher(ast_matchers::translationUnitDecl(), Scope.get());
   }
-  void leave(RuleCheck &Check) { Checks.erase(Check.Entry.Info.Id); }
+
   AnalysisContext &analysis() { return Analysis; }
 
   void consume(Finding F) override {

@@ -26,21 +26,6 @@ using nlohmann::json;
 namespace torchlint::test {
 namespace {
 
-std::vector<fs::path> filesWithExtension(const std::string &Directory,
-                                         const std::string &Extension) {
-  std::vector<fs::path> Files;
-  if (fs::exists(Directory))
-    for (const fs::directory_entry &E :
-         fs::recursive_directory_iterator(Directory))
-      if (E.is_regular_file() && E.path().extension() == Extension)
-        Files.push_back(E.path());
-  return Files;
-}
-
-std::string directoryOf(const std::string &CacheOption) {
-  return CacheOption.substr(CacheOption.find('=') + 1);
-}
-
 /// A plain parse costs about three accelerated ones: the comparison without
 /// acceleration runs on a sample of each generation's programs that starts
 /// with each kind of libtorch prefix (torch/torch.h alone, ATen's autocast
@@ -54,15 +39,12 @@ std::vector<std::string> plainSample(const Generation &G) {
           "loss_in_another_unit", "sync_in_loop"};
 }
 
-std::map<std::string, std::set<std::string>>
-headersReadByUnit(const std::string &Cache);
-
 TEST(Acceleration, TestInputsGiveByteIdenticalLogsWithAndWithoutIt) {
   for (const Generation &G : generations()) {
     const Analysis &Cold = originals(G);
     ASSERT_FALSE(Cold.Output.is_discarded()) << Cold.Run.Stderr;
     EXPECT_FALSE(
-        filesWithExtension(directoryOf(cacheDirectory(G)), ".pch").empty())
+        filesWithExtension(cacheFolder(G), ".pch").empty())
         << "the cold run against " << G.Name
         << " precompiled no libtorch prefix";
 
@@ -97,7 +79,7 @@ TEST(Acceleration, TestInputsGiveByteIdenticalLogsWithAndWithoutIt) {
         << "SARIF differs with and without acceleration against " << G.Name;
     // Units that start with their project's header were given a prefix too.
     std::map<std::string, std::set<std::string>> Read =
-        headersReadByUnit(directoryOf(cacheDirectory(G)));
+        headersReadByUnit(cacheFolder(G));
     for (const std::string &Name : Names)
       if (isMultiUnit(Name))
         for (const std::string &Unit : programUnits(Name))
@@ -159,27 +141,6 @@ TEST(Acceleration, WarmRunParsesOnlyTheEditedFile) {
       << Edited.Run.Stderr;
   EXPECT_EQ(Edited.Run.Stdout, Cold.Run.Stdout)
       << "a comment appended at the end moved no finding";
-}
-
-/// For each unit of a result cache, the precompiled headers its parse read.
-std::map<std::string, std::set<std::string>>
-headersReadByUnit(const std::string &Cache) {
-  std::map<std::string, std::set<std::string>> Read;
-  for (const fs::path &Entry :
-       filesWithExtension(Cache + "/results", ".json")) {
-    json Inputs = json::parse(readFile(Entry.string()))["inputs"];
-    std::string Unit;
-    std::set<std::string> Headers;
-    for (const json &Input : Inputs) {
-      std::string Path = Input[0];
-      if (fs::path(Path).extension() == ".cpp")
-        Unit = Path;
-      else if (fs::path(Path).extension() == ".pch")
-        Headers.insert(Path);
-    }
-    Read[Unit].insert(Headers.begin(), Headers.end());
-  }
-  return Read;
 }
 
 // Sub-projects give their units their own -I folders. A folder that holds
@@ -373,14 +334,14 @@ TEST(Acceleration, DamagedCacheGivesTheSameFindingsAndAWarning) {
   SmallProject P;
   Analysis Cold = P.analyzeIt();
   ASSERT_FALSE(Cold.Output.is_discarded()) << Cold.Run.Stderr;
-  std::vector<fs::path> Entries = filesWithExtension(P.Cache, ".json");
-  std::vector<fs::path> Headers = filesWithExtension(P.Cache, ".pch");
+  std::vector<std::string> Entries = filesWithExtension(P.Cache, ".json");
+  std::vector<std::string> Headers = filesWithExtension(P.Cache, ".pch");
   ASSERT_FALSE(Entries.empty());
   ASSERT_EQ(Headers.size(), 1u) << "three units share one libtorch prefix";
 
-  for (const fs::path &Entry :
+  for (const std::string &Entry :
        filesWithExtension(P.Cache + "/results", ".json"))
-    writeFile(Entry.string(), "{\"inputs\": [[\"truncated");
+    writeFile(Entry, "{\"inputs\": [[\"truncated");
   Analysis AfterDamagedEntries = P.analyzeIt();
   EXPECT_EQ(findingsAndFailures(AfterDamagedEntries),
             findingsAndFailures(Cold));
@@ -392,9 +353,9 @@ TEST(Acceleration, DamagedCacheGivesTheSameFindingsAndAWarning) {
 
   // Same size, one byte changed in the middle: only a check of the contents
   // can tell.
-  std::string Pch = readFile(Headers.front().string());
+  std::string Pch = readFile(Headers.front());
   Pch[Pch.size() / 2] ^= 0x5a;
-  writeFile(Headers.front().string(), Pch);
+  writeFile(Headers.front(), Pch);
   fs::remove_all(P.Cache + "/results");
   Analysis AfterDamagedHeader = P.analyzeIt();
   EXPECT_EQ(findingsAndFailures(AfterDamagedHeader), findingsAndFailures(Cold));

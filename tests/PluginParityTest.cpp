@@ -185,8 +185,7 @@ RunResult runClangTidy(std::vector<std::string> Args,
 }
 
 /// For each unit of G's programs that the CLI's analysis (originals()) parsed
-/// with a precompiled libtorch prefix, that header, as its cached result
-/// records it among the unit's inputs.
+/// with a precompiled libtorch prefix, that header.
 const std::map<std::string, std::string> &cliPrefixes(const Generation &G) {
   static std::map<std::string, std::map<std::string, std::string>> ByGeneration;
   auto It = ByGeneration.find(G.Name);
@@ -194,27 +193,9 @@ const std::map<std::string, std::string> &cliPrefixes(const Generation &G) {
     return It->second;
   (void)originals(G);
   std::map<std::string, std::string> Prefixes;
-  std::string Cache = cacheDirectory(G);
-  Cache = Cache.substr(Cache.find('=') + 1) + "/results";
-  if (fs::exists(Cache))
-    for (const fs::directory_entry &Entry :
-         fs::recursive_directory_iterator(Cache)) {
-      if (Entry.path().extension() != ".json")
-        continue;
-      json Result = json::parse(readFile(Entry.path().string()), nullptr,
-                                /*allow_exceptions=*/false);
-      std::string Unit, Header;
-      if (Result.is_object() && Result.contains("inputs"))
-        for (const json &Input : Result["inputs"]) {
-          fs::path Path = Input.at(0).get<std::string>();
-          if (Path.extension() == ".cpp")
-            Unit = Path.string();
-          else if (Path.extension() == ".pch")
-            Header = Path.string();
-        }
-      if (!Unit.empty() && !Header.empty())
-        Prefixes[Unit] = Header;
-    }
+  for (const auto &[Unit, Headers] : headersReadByUnit(cacheFolder(G)))
+    if (!Headers.empty())
+      Prefixes[Unit] = *Headers.begin();
   return ByGeneration.emplace(G.Name, std::move(Prefixes)).first->second;
 }
 
@@ -433,10 +414,10 @@ TEST(Plugin, RuleOptionsComeFromTheSameClangTidyFile) {
   EXPECT_NE(Default.Stdout.find("2 workers"), std::string::npos)
       << Default.Stdout;
 
-  RunResult Tidy = runClangTidy({"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
-                                 "--config-file=" + Config, "--quiet", "-p",
-                                 fs::path(Database).parent_path().string()},
-                                Database, dataFile("loader_options.cpp"));
+  RunResult Tidy = runClangTidy(
+      {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN), "--config-file=" + Config,
+       "--quiet", "-p", fs::path(Database).parent_path().string()},
+      Database, dataFile("loader_options.cpp"));
   EXPECT_NE(Tidy.Stdout.find("7 workers"), std::string::npos)
       << Tidy.Stdout << Tidy.Stderr;
 
@@ -471,10 +452,10 @@ TEST(Plugin, ABadOptionValueIsOneWarningAndDumpConfigListsOptions) {
   EXPECT_NE(Cli.Stdout.find("2 workers"), std::string::npos) << Cli.Stdout;
   EXPECT_NE(readFile(Sarif).find(Said), std::string::npos);
 
-  RunResult Tidy = runClangTidy({"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
-                                 "--config-file=" + Config, "-p",
-                                 fs::path(Database).parent_path().string()},
-                                Database, dataFile("loader_options.cpp"));
+  RunResult Tidy = runClangTidy(
+      {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN), "--config-file=" + Config,
+       "-p", fs::path(Database).parent_path().string()},
+      Database, dataFile("loader_options.cpp"));
   EXPECT_NE((Tidy.Stdout + Tidy.Stderr)
                 .find("invalid configuration value "
                       "'many' for option "

@@ -394,7 +394,7 @@ std::string onlyRule() {
   return Rule ? Rule : "";
 }
 
-std::string cacheDirectory(const Generation &G) {
+std::string cacheFolder(const Generation &G) {
   static std::map<std::string, std::string> Directories;
   auto It = Directories.find(G.Name);
   if (It == Directories.end()) {
@@ -407,7 +407,42 @@ std::string cacheDirectory(const Generation &G) {
     }
     It = Directories.emplace(G.Name, Directory).first;
   }
-  return "--cache-dir=" + It->second;
+  return It->second;
+}
+
+std::string cacheDirectory(const Generation &G) {
+  return "--cache-dir=" + cacheFolder(G);
+}
+
+std::vector<std::string> filesWithExtension(const std::string &Directory,
+                                            const std::string &Extension) {
+  std::vector<std::string> Files;
+  if (fs::exists(Directory))
+    for (const fs::directory_entry &E :
+         fs::recursive_directory_iterator(Directory))
+      if (E.is_regular_file() && E.path().extension() == Extension)
+        Files.push_back(E.path().string());
+  return Files;
+}
+
+std::map<std::string, std::set<std::string>>
+headersReadByUnit(const std::string &Cache) {
+  std::map<std::string, std::set<std::string>> Read;
+  for (const std::string &Entry :
+       filesWithExtension(Cache + "/results", ".json")) {
+    json Inputs = json::parse(readFile(Entry))["inputs"];
+    std::string Unit;
+    std::set<std::string> Headers;
+    for (const json &Input : Inputs) {
+      std::string Path = Input[0];
+      if (fs::path(Path).extension() == ".cpp")
+        Unit = Path;
+      else if (fs::path(Path).extension() == ".pch")
+        Headers.insert(Path);
+    }
+    Read[Unit].insert(Headers.begin(), Headers.end());
+  }
+  return Read;
 }
 
 namespace {

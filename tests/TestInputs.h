@@ -147,9 +147,20 @@ inline constexpr const char *SarifCategory = "torchlint/test-inputs";
 /// with only that rule over only the programs that name it.
 std::string onlyRule();
 
-/// "--cache-dir=DIR": the one cache of this test process's runs against G
-/// (under TORCHLINT_SPEC_CACHE when set, so that runs share it).
+/// The one cache of this test process's runs against G (under
+/// TORCHLINT_SPEC_CACHE when set, so that runs share it).
+std::string cacheFolder(const Generation &G);
+/// "--cache-dir=" and cacheFolder(G).
 std::string cacheDirectory(const Generation &G);
+
+/// The regular files under Directory, at any depth, whose names end with
+/// Extension; none when it does not exist.
+std::vector<std::string> filesWithExtension(const std::string &Directory,
+                                            const std::string &Extension);
+/// For each unit of a cache folder's results, the precompiled headers its
+/// parse read, as the entries record them among the unit's inputs.
+std::map<std::string, std::set<std::string>>
+headersReadByUnit(const std::string &Cache);
 /// The CLI over every program of G with the given acceleration option (a
 /// --cache-dir, or --no-cache), also exporting a SARIF log.
 Analysis analyzeTestInputs(const Generation &G,
