@@ -12,7 +12,8 @@
 # repo of the corpus; REALWORLD_SPEED_JOBS the workers (default 2).
 # Targets: cold at least 5x faster than run-clang-tidy-19 with the plugin;
 # warm, nothing changed, at most 2% of cold; after one edit, only that unit
-# parsed (and the units whose summaries from it changed).
+# parsed (and the units whose summaries from it changed); the whole-program
+# summary pass at most 10% over the same cold run without it.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/bench/realworld-corpus.sh"
@@ -62,6 +63,9 @@ measure tidy run-clang-tidy-19 -load="$plugin" -checks='-*,torch-*' \
   -p "$project" -j "$jobs" -quiet
 measure plain "$torchlint" --no-cache --no-pch -j "$jobs" "$db"
 measure cold "$torchlint" --cache-dir="$cache" -j "$jobs" "$db"
+# The same cold run without the whole-program summary pass: its cost.
+measure nosummaries "$torchlint" --cache-dir="$out/speed/cache-no-summaries" \
+  --no-summaries -j "$jobs" "$db"
 measure warm "$torchlint" --cache-dir="$cache" -j "$jobs" "$db"
 edited=$(python3 -c "import json,os,sys;e=json.load(open(sys.argv[1]))[0];print(os.path.join(e['directory'],e['file']))" "$db")
 echo "// edited after the cold run" >>"$edited"
@@ -77,6 +81,7 @@ $repo at ${commit:0:7}: $units units in $subprojects sub-projects, -j $jobs; the
 | run-clang-tidy-19 with the plugin | ${wall[tidy]} | ${rss[tidy]} (largest process) | 1.00 |
 | torchlint --no-cache --no-pch | ${wall[plain]} | ${rss[plain]} | $(ratio "${wall[tidy]}" "${wall[plain]}")x faster than clang-tidy |
 | torchlint, cold | ${wall[cold]} | ${rss[cold]} | $(ratio "${wall[tidy]}" "${wall[cold]}")x faster than clang-tidy |
+| torchlint --no-summaries, cold | ${wall[nosummaries]} | ${rss[nosummaries]} | the summary pass costs $(percent "$(python3 -c "print(${wall[cold]} - ${wall[nosummaries]})")" "${wall[nosummaries]}") |
 | torchlint, warm, nothing changed (${note[warm]}) | ${wall[warm]} | ${rss[warm]} | $(percent "${wall[warm]}" "${wall[cold]}") of cold |
 | torchlint, warm, one unit edited (${note[edit]}) | ${wall[edit]} | ${rss[edit]} | $(percent "${wall[edit]}" "${wall[cold]}") of cold |
 TABLE

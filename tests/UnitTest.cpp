@@ -10,6 +10,7 @@
 #include "ForeignFlags.h"
 #include "KeptUnits.h"
 #include "PrecompiledPrefix.h"
+#include "ResultCache.h"
 #include "RuleDocs.h"
 #include "SarifMerge.h"
 #include "Sharding.h"
@@ -800,6 +801,69 @@ TEST(FileStamps, AnAbsentFileIsUnchangedUntilItAppears) {
   EXPECT_FALSE(unchanged(Stamp));
   EXPECT_FALSE(sameSizeAndTime({Stamp}));
   fs::remove(Path);
+}
+
+// A batch run looks at each input file once, however many entries list it;
+// a file that changes during the run is seen as it first was, until the next
+// run looks again.
+TEST(FileStamps, ARunSeesEachFileAsItFirstLookedAtIt) {
+  std::string Path = testing::TempDir() + "torchlint-seen.h";
+  std::string Missing = testing::TempDir() + "torchlint-seen-absent.h";
+  fs::remove(Missing);
+  std::ofstream(Path) << "int a;\n";
+  std::optional<FileStamp> Stamp = stampFile(Path);
+  ASSERT_TRUE(Stamp);
+  std::vector<FileStamp> Stamps = {*Stamp, absentFile(Missing)};
+  FilesAsFirstSeen Run;
+  EXPECT_TRUE(Run.unchanged(Stamps));
+  std::ofstream(Path) << "int a, b;\n";
+  std::ofstream(Missing) << "int c;\n";
+  EXPECT_TRUE(Run.unchanged(Stamps));
+  FilesAsFirstSeen NextRun;
+  EXPECT_FALSE(NextRun.unchanged({Stamps[0]}));
+  EXPECT_FALSE(NextRun.unchanged({Stamps[1]}));
+  // Only the time moved: the contents decide, as for a single stamp.
+  std::ofstream(Path) << "int a;\n";
+  fs::last_write_time(Path, fs::last_write_time(Path) + std::chrono::hours(1));
+  EXPECT_TRUE(FilesAsFirstSeen().unchanged({Stamps[0]}));
+  std::ofstream(Path) << "int b;\n";
+  fs::last_write_time(Path, fs::last_write_time(Path) + std::chrono::hours(2));
+  EXPECT_FALSE(FilesAsFirstSeen().unchanged({Stamps[0]}));
+  fs::remove(Path);
+  fs::remove(Missing);
+}
+
+// An editor's server keeps one result cache while the user edits: it looks
+// at the files again at every lookup. A batch run's looks once.
+TEST(ResultCache, AServerLooksAgainAndABatchRunLooksOnce) {
+  std::string Root = testing::TempDir() + "torchlint-result-cache";
+  fs::remove_all(Root);
+  std::string Header = testing::TempDir() + "torchlint-result-input.h";
+  std::ofstream(Header) << "int a;\n";
+  CacheDirectory Cache(Root, /*MaxBytes=*/1 << 20);
+  std::optional<FileStamp> Stamp = stampFile(Header);
+  ASSERT_TRUE(Stamp);
+  CachedResult Stored;
+  Stored.Notices = {"stored"};
+  ResultCache Server(Cache);
+  ResultCache Batch(Cache, ResultCache::InputChecks::OncePerRun);
+  // The header twice, as a unit's files and its precompiled header's
+  // overlap: stored once.
+  Server.store("k", Stored, {*Stamp, *Stamp});
+  std::string Problem;
+  std::optional<CachedResult> Read = Server.lookup("k", Problem);
+  ASSERT_TRUE(Read);
+  EXPECT_EQ(Read->Inputs, std::vector<std::string>{Header});
+  EXPECT_EQ(Read->Notices, Stored.Notices);
+  ASSERT_TRUE(Batch.lookup("k", Problem));
+  std::ofstream(Header) << "int a, b;\n";
+  EXPECT_FALSE(Server.lookup("k", Problem));
+  EXPECT_TRUE(Batch.lookup("k", Problem));
+  EXPECT_FALSE(ResultCache(Cache, ResultCache::InputChecks::OncePerRun)
+                   .lookup("k", Problem));
+  EXPECT_EQ(Problem, "");
+  fs::remove(Header);
+  fs::remove_all(Root);
 }
 
 // Two matchers, or two instantiations, may report the same finding: the

@@ -17,14 +17,18 @@ struct Status {
   int64_t ModificationTime;
 };
 
+int64_t nanosecondsOf(const llvm::sys::fs::file_status &S) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             S.getLastModificationTime().time_since_epoch())
+      .count();
+}
+
 std::optional<Status> statusOf(const std::string &Path) {
   llvm::sys::fs::file_status S;
   if (llvm::sys::fs::status(Path, S) ||
       S.type() != llvm::sys::fs::file_type::regular_file)
     return std::nullopt;
-  auto Time = std::chrono::duration_cast<std::chrono::nanoseconds>(
-      S.getLastModificationTime().time_since_epoch());
-  return Status{S.getSize(), static_cast<int64_t>(Time.count())};
+  return Status{S.getSize(), nanosecondsOf(S)};
 }
 
 } // namespace
@@ -108,6 +112,40 @@ bool unchanged(const std::vector<FileStamp> &Stamps) {
   for (const FileStamp &Stamp : Stamps)
     if (!unchanged(Stamp))
       return false;
+  return true;
+}
+
+FilesAsFirstSeen::Look &FilesAsFirstSeen::lookAt(const std::string &Path) {
+  auto [It, New] = Looks.try_emplace(Path);
+  llvm::sys::fs::file_status S;
+  if (New && !llvm::sys::fs::status(Path, S) && llvm::sys::fs::exists(S)) {
+    It->second.Exists = true;
+    if (S.type() == llvm::sys::fs::file_type::regular_file)
+      It->second.Status = {S.getSize(), nanosecondsOf(S)};
+  }
+  return It->second;
+}
+
+bool FilesAsFirstSeen::unchanged(const std::vector<FileStamp> &Stamps) {
+  // One lock for the whole list: after the first entry nearly every file is
+  // known, and a miss costs one stat.
+  std::lock_guard<std::mutex> Lock(Mutex);
+  for (const FileStamp &Stamp : Stamps) {
+    Look &L = lookAt(Stamp.Path);
+    if (Stamp.Absent) {
+      if (L.Exists)
+        return false;
+      continue;
+    }
+    if (!L.Status || L.Status->first != Stamp.Size)
+      return false;
+    if (L.Status->second == Stamp.ModificationTime)
+      continue;
+    if (!L.Digest)
+      L.Digest = fileDigest(Stamp.Path);
+    if (*L.Digest != Stamp.Digest)
+      return false;
+  }
   return true;
 }
 

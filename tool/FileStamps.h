@@ -9,9 +9,12 @@
 #ifndef TORCHLINT_TOOL_FILESTAMPS_H
 #define TORCHLINT_TOOL_FILESTAMPS_H
 
+#include "llvm/ADT/StringMap.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +56,29 @@ bool unchanged(const std::vector<FileStamp> &Stamps);
 /// Every file has the size and time its stamp saw, contents unread: for
 /// inputs that clang itself validates by size and time.
 bool sameSizeAndTime(const std::vector<FileStamp> &Stamps);
+
+/// Files as one run first saw them. A run reads many cache entries that list
+/// the same headers (every unit includes libtorch); each file is looked at
+/// once. A file that changes while the run reads it gets no consistent answer
+/// either way, as a parse reads each file once; the next run looks again.
+/// Safe to share between threads.
+class FilesAsFirstSeen {
+public:
+  bool unchanged(const std::vector<FileStamp> &Stamps);
+
+private:
+  struct Look {
+    bool Exists = false;
+    /// Size and time, for a regular file.
+    std::optional<std::pair<uint64_t, int64_t>> Status;
+    /// Read when a stamp's time differs.
+    std::optional<std::optional<uint64_t>> Digest;
+  };
+  Look &lookAt(const std::string &Path);
+
+  std::mutex Mutex;
+  llvm::StringMap<Look> Looks;
+};
 
 nlohmann::json toJson(const std::vector<FileStamp> &Stamps);
 /// Throws nlohmann::json::exception on a malformed list.

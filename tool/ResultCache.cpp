@@ -2,6 +2,7 @@
 
 #include "Writers.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -15,7 +16,7 @@ std::optional<CachedResult> ResultCache::lookup(const std::string &Key,
     return std::nullopt;
   try {
     std::vector<FileStamp> Inputs = stampsFromJson(Entry->at("inputs"));
-    if (!unchanged(Inputs))
+    if (!(Seen ? Seen->unchanged(Inputs) : unchanged(Inputs)))
       return std::nullopt;
     CachedResult Result;
     for (FileStamp &Stamp : Inputs)
@@ -41,7 +42,13 @@ std::optional<CachedResult> ResultCache::lookup(const std::string &Key,
 
 void ResultCache::store(const std::string &Key, const CachedResult &Result,
                         const std::vector<FileStamp> &Inputs) const {
-  nlohmann::json Entry = {{"inputs", toJson(Inputs)},
+  // A unit's files and its precompiled header's overlap: each is listed once.
+  std::vector<FileStamp> Distinct;
+  llvm::StringSet<> Listed;
+  for (const FileStamp &Stamp : Inputs)
+    if (Listed.insert(Stamp.Path).second)
+      Distinct.push_back(Stamp);
+  nlohmann::json Entry = {{"inputs", toJson(Distinct)},
                           {"findings", nlohmann::json::array()},
                           {"digests", Result.Digests},
                           {"notices", Result.Notices},

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,7 +44,21 @@ struct CachedResult {
 
 class ResultCache {
 public:
-  explicit ResultCache(const CacheDirectory &Cache) : Cache(Cache) {}
+  /// How often an entry's input files are looked at.
+  enum class InputChecks {
+    /// At every lookup: files change between lookups (an editor's server).
+    EachLookup,
+    /// Once per file for the cache's lifetime, which is one run: a batch run
+    /// reads many entries listing the same headers.
+    OncePerRun,
+  };
+
+  explicit ResultCache(const CacheDirectory &Cache,
+                       InputChecks Checks = InputChecks::EachLookup)
+      : Cache(Cache) {
+    if (Checks == InputChecks::OncePerRun)
+      Seen = std::make_unique<FilesAsFirstSeen>();
+  }
 
   /// The result stored under Key, if every file it was made from is
   /// unchanged. Problem tells of an entry that could not be read.
@@ -54,6 +69,7 @@ public:
 
 private:
   const CacheDirectory &Cache;
+  std::unique_ptr<FilesAsFirstSeen> Seen;
 };
 
 /// What identifies this torchlint build: its version, its clang, and the

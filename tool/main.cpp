@@ -244,7 +244,7 @@ int main(int Argc, const char **Argv) {
                   " (choose another with --cache-dir, or "
                   "--no-cache)");
     Cache.emplace(std::string(Dir), O.CacheMegabytes << 20);
-    StoredResults.emplace(*Cache);
+    StoredResults.emplace(*Cache, ResultCache::InputChecks::OncePerRun);
     Config.Results = &*StoredResults;
     if (!O.NoPch) {
       Prefixes.emplace(*Cache, Jobs);
