@@ -580,13 +580,56 @@ TEST(KeptUnits, SourceWordsTellDefinitionsFromOtherUses) {
       "void Net::reset() noexcept override\n{ }\n"
       "void prototype(torch::Device device);\n"
       "auto lambda = [](int y) { return y; };\n"
-      "int main() { if (ready()) { train(x, nullptr); } }\n");
-  for (const char *Defined : {"train", "reset", "main"})
+      "int main() { if (ready()) { train(x, nullptr); } }\n"
+      "Loader::Loader(torch::Device d) : Base<int>(d), count{0} {}\n"
+      "Sampler::Sampler(int n) : size(n);\n");
+  for (const char *Defined : {"train", "reset", "main", "Loader"})
     EXPECT_TRUE(Words.Defined.count(Defined)) << Defined;
-  for (const char *Used : {"step", "prototype", "ready", "Net"}) {
+  for (const char *Used : {"step", "prototype", "ready", "Net", "Sampler"}) {
     EXPECT_FALSE(Words.Defined.count(Used)) << Used;
     EXPECT_TRUE(Words.Named.count(Used)) << Used;
   }
+}
+
+// A unit is kept after its first analysis when a unit still to come calls
+// what it defines. Constructors and operators are called by their class's
+// name, and a module's forward through its holder ("Net net; net(x);"), from
+// a unit in another folder than the definition.
+TEST(KeptUnits, ConstructorsOperatorsAndHolderCallsAreCalls) {
+  std::string Root = testing::TempDir() + "torchlint-listeners";
+  fs::remove_all(Root);
+  fs::create_directories(Root + "/utils");
+  fs::create_directories(Root + "/app");
+  std::ofstream(Root + "/utils/loader.cpp")
+      << "Loader::Loader(torch::Device d) : device(d) {}\n"
+         "Batch Loader::operator()() { return next(); }\n";
+  std::ofstream(Root + "/app/model.cpp")
+      << "torch::Tensor NetImpl::forward(torch::Tensor x) { return x; }\n";
+  std::ofstream(Root + "/app/main.cpp") << "int main() {\n"
+                                           "  Loader loader(torch::kCUDA);\n"
+                                           "  Net net;\n"
+                                           "  net(loader().data);\n"
+                                           "}\n";
+  std::ofstream(Root + "/app/other.cpp") << "int unrelated() { return 0; }\n";
+  std::vector<CompileEntry> Entries;
+  for (const char *File :
+       {"utils/loader.cpp", "app/model.cpp", "app/main.cpp", "app/other.cpp"})
+    Entries.push_back({Root, Root + "/" + File, {}});
+  auto Asking = [](std::set<std::string> Callers) {
+    UnitSummary Summary;
+    Summary.AskedCallers = std::move(Callers);
+    return std::optional<UnitSummary>(Summary);
+  };
+  FirstRoundListeners Listeners(Entries);
+  EXPECT_TRUE(Listeners.mayBeTold(0, Asking({"_ZN6LoaderC1EN3c106DeviceE"})));
+  EXPECT_TRUE(Listeners.mayBeTold(0, Asking({"_ZN6LoaderclEv"})));
+  EXPECT_TRUE(
+      Listeners.mayBeTold(1, Asking({"_ZN7NetImpl7forwardEN2at6TensorE"})));
+  EXPECT_FALSE(Listeners.mayBeTold(3, Asking({"_Z9unrelatedv"})));
+  // Once the caller has been analyzed, nothing is to come.
+  EXPECT_FALSE(Listeners.mayBeTold(2, Asking({})));
+  EXPECT_FALSE(Listeners.mayBeTold(0, Asking({"_ZN6LoaderC1EN3c106DeviceE"})));
+  fs::remove_all(Root);
 }
 
 TEST(PrecompiledPrefix, LeadingAngleIncludesUpToTheLastLibtorchOne) {

@@ -5,6 +5,7 @@
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #if __has_include(<unistd.h>)
@@ -89,6 +90,34 @@ bool mayKeepAnother(uint64_t Budget) {
          (*Available << 10) >= physicalMemory() / 8;
 }
 
+namespace {
+/// Text after a balanced group that Text starts with: "(...)" or "{...}".
+llvm::StringRef afterGroup(llvm::StringRef Text) {
+  char Open = Text.front(), Close = Open == '(' ? ')' : '}';
+  unsigned Depth = 0;
+  do {
+    Depth += Text.front() == Open ? 1 : Text.front() == Close ? -1 : 0;
+    Text = Text.drop_front();
+  } while (!Text.empty() && Depth);
+  return Text;
+}
+
+/// After a constructor's ": base(a), member{b}": where its body would start.
+llvm::StringRef afterConstructorInitializers(llvm::StringRef Rest) {
+  for (;;) {
+    Rest = Rest.ltrim().drop_while([](char C) {
+      return llvm::isAlnum(C) || C == '_' || C == ':' || C == '<' || C == '>' ||
+             C == ' ';
+    });
+    if (!Rest.starts_with("(") && !Rest.starts_with("{"))
+      return Rest;
+    Rest = afterGroup(Rest).ltrim();
+    if (!Rest.consume_front(","))
+      return Rest;
+  }
+}
+} // namespace
+
 SourceWords wordsOfSource(llvm::StringRef Source) {
   SourceWords Words;
   auto IsWordChar = [](char C) { return llvm::isAlnum(C) || C == '_'; };
@@ -101,13 +130,9 @@ SourceWords wordsOfSource(llvm::StringRef Source) {
     At += Word.size();
     Words.Named.insert(Word);
     llvm::StringRef Rest = Source.substr(At).ltrim();
-    if (!Rest.consume_front("("))
+    if (!Rest.starts_with("("))
       continue;
-    unsigned Depth = 1;
-    while (!Rest.empty() && Depth) {
-      Depth += Rest.front() == '(' ? 1 : Rest.front() == ')' ? -1 : 0;
-      Rest = Rest.drop_front();
-    }
+    Rest = afterGroup(Rest);
     for (Rest = Rest.ltrim();; Rest = Rest.ltrim()) {
       llvm::StringRef Next = Rest.take_while(IsWordChar);
       if (Next != "const" && Next != "noexcept" && Next != "override" &&
@@ -115,6 +140,8 @@ SourceWords wordsOfSource(llvm::StringRef Source) {
         break;
       Rest = Rest.drop_front(Next.size());
     }
+    if (Rest.consume_front(":") && !Rest.starts_with(":"))
+      Rest = afterConstructorInitializers(Rest);
     if (Rest.starts_with("{"))
       Words.Defined.insert(Word);
   }
@@ -155,13 +182,31 @@ bool FirstRoundListeners::mayBeTold(size_t I,
 }
 
 namespace {
-bool names(const SourceWords &Words, const CalledWords &F) {
-  return (!F.Name || Words.Named.count(*F.Name)) &&
-         (!F.Class || Words.Named.count(*F.Class));
+/// A module class XImpl is used through the holder X that TORCH_MODULE(X)
+/// declares: "Net net; net(x);" calls NetImpl::forward.
+std::optional<llvm::StringRef> holderOf(llvm::StringRef Class) {
+  if (Class.size() > 4 && Class.consume_back("Impl"))
+    return Class;
+  return std::nullopt;
 }
 
+bool names(const SourceWords &Words, const CalledWords &F) {
+  if (F.Class && !Words.Named.count(*F.Class)) {
+    std::optional<llvm::StringRef> Holder = holderOf(*F.Class);
+    if (!Holder || !Words.Named.count(*Holder))
+      return false;
+    if (F.Name && *F.Name == "forward")
+      return true;
+  }
+  return !F.Name || Words.Named.count(*F.Name);
+}
+
+/// A constructor or an operator has no name of its own: its class's
+/// constructor definition ("X::X(...) {") stands for the class's members.
 bool defines(const SourceWords &Words, const CalledWords &F) {
-  return F.Name ? Words.Defined.count(*F.Name) > 0 : names(Words, F);
+  if (F.Name)
+    return Words.Defined.count(*F.Name) > 0;
+  return F.Class && Words.Defined.count(*F.Class) > 0;
 }
 } // namespace
 
@@ -170,7 +215,20 @@ bool FirstRoundListeners::calledByOneToCome(size_t I,
   std::optional<CalledWords> F = calledWords(Mangled);
   if (!F)
     return true;
-  const std::vector<size_t> &Naming = NamedBy[F->Name ? *F->Name : *F->Class];
+  // A method's callers name its class, or the class's holder; a free
+  // function's, the function.
+  std::vector<size_t> Naming;
+  auto AddNaming = [&](llvm::StringRef Word) {
+    if (auto It = NamedBy.find(Word); It != NamedBy.end())
+      Naming.insert(Naming.end(), It->second.begin(), It->second.end());
+  };
+  AddNaming(F->Class ? *F->Class : *F->Name);
+  if (std::optional<llvm::StringRef> Holder =
+          F->Class ? holderOf(*F->Class) : std::nullopt) {
+    AddNaming(*Holder);
+    llvm::sort(Naming);
+    Naming.erase(std::unique(Naming.begin(), Naming.end()), Naming.end());
+  }
   std::vector<size_t> Definers;
   for (size_t Other : Naming)
     if (Other != I && defines(Words[Other], *F))
@@ -181,7 +239,8 @@ bool FirstRoundListeners::calledByOneToCome(size_t I,
       continue;
     size_t Nearness = sharedFolders(Files[Caller], Files[I]);
     if (llvm::none_of(Definers, [&](size_t Other) {
-          return sharedFolders(Files[Caller], Files[Other]) > Nearness;
+          return Other != Caller &&
+                 sharedFolders(Files[Caller], Files[Other]) > Nearness;
         }))
       return true;
   }

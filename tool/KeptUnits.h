@@ -50,7 +50,9 @@ SourceWords wordsOfSource(llvm::StringRef Source);
 /// pays. It may if the units analyzed before it already tell it something
 /// (the second round surely analyzes it again), or if one not analyzed yet
 /// calls a function it defines (names it in its source, does not define it,
-/// and has no definition nearer to it) or defines one it calls.
+/// and has no definition nearer to it; a constructor or an operator is
+/// named by its class, a module's forward by its holder too) or defines one
+/// it calls.
 class FirstRoundListeners {
 public:
   explicit FirstRoundListeners(const std::vector<CompileEntry> &Entries);
