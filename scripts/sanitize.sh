@@ -35,7 +35,11 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
     -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
     -DTORCHLINT_BUILD_PLUGIN=OFF -DTORCHLINT_BUILD_RUNTIME=OFF >/dev/null
 fi
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86
+# The slow unwinder, a few frames deep: Debian's LLVM libraries have no frame
+# pointers, and a leak's stack must reach the clang function that
+# scripts/lsan-suppressions.txt names.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86:fast_unwind_on_malloc=0:malloc_context_size=8
+export LSAN_OPTIONS=suppressions=$root/scripts/lsan-suppressions.txt
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87
 export TSAN_OPTIONS=halt_on_error=1:exitcode=88:second_deadlock_stack=1:suppressions=$root/scripts/tsan-suppressions.txt
 
