@@ -12,8 +12,10 @@
 #
 # REPOS and OUT as for bench/realworld.sh, whose compile heuristics it uses:
 # the units of the labelled sub-projects by default, every source of the five
-# repositories with UNIT_TIMES_ALL_SOURCES=1. UNIT_TIMES_JOBS (default 1):
-# units measured at once, each measurement one process on one core.
+# repositories with UNIT_TIMES_ALL_SOURCES=1; UNIT_TIMES_REPOS, a list of
+# names (owner+name), limits it to those repositories. UNIT_TIMES_JOBS
+# (default 1): units measured at once, each measurement one process on one
+# core.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/bench/realworld-corpus.sh"
@@ -24,6 +26,7 @@ command -v /usr/bin/time >/dev/null || { echo "needs GNU time (package time)" >&
 
 for entry in $(corpus_repos); do
   name=${entry%@*}; commit=${entry#*@}
+  [[ -z ${UNIT_TIMES_REPOS:-} || " $UNIT_TIMES_REPOS " == *" $name "* ]] || continue
   tree=$(corpus_tree "$name" "$commit") || continue
   REALWORLD_ALL_SOURCES=${UNIT_TIMES_ALL_SOURCES:-} python3 \
     "$root/bench/realworld_compdb.py" "$labels" "$name" "$tree" "$out/stubs" \
