@@ -13,7 +13,9 @@
 # REPOS and OUT as for bench/realworld.sh, whose compile heuristics it uses:
 # the units of the labelled sub-projects by default, every source of the five
 # repositories with UNIT_TIMES_ALL_SOURCES=1; UNIT_TIMES_REPOS, a list of
-# names (owner+name), limits it to those repositories. UNIT_TIMES_JOBS
+# names (owner+name), limits it to those repositories, and UNIT_TIMES_MATCH,
+# a Python regular expression, to the units whose path (owner+name/...)
+# it finds. UNIT_TIMES_JOBS
 # (default 1): units measured at once, each measurement one process on one
 # core.
 set -uo pipefail
@@ -33,9 +35,9 @@ for entry in $(corpus_repos); do
     > "$out/times-$name.json"
 done
 
-python3 - "$out" "$torchlint" "${UNIT_TIMES_JOBS:-1}" <<'PY'
-import concurrent.futures, glob, json, os, subprocess, sys, tempfile
-out, torchlint, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+python3 - "$out" "$torchlint" "${UNIT_TIMES_JOBS:-1}" "${UNIT_TIMES_MATCH:-}" <<'PY'
+import concurrent.futures, glob, json, os, re, subprocess, sys, tempfile
+out, torchlint, jobs, match = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 
 def seconds(command, cwd):
     with tempfile.NamedTemporaryFile(mode="r") as t:
@@ -59,7 +61,10 @@ def measure(item):
 items = []
 for database in sorted(glob.glob(os.path.join(out, "times-*.json"))):
     repo = os.path.basename(database)[len("times-"):-len(".json")]
-    items += [(repo, database, e) for e in json.load(open(database))]
+    items += [(repo, database, e) for e in json.load(open(database))
+              if re.search(match, os.path.relpath(
+                  os.path.join(e["directory"], e["file"]),
+                  os.path.join(out, "src")))]
 rows = []
 with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
     for row in pool.map(measure, items):
