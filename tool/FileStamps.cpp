@@ -1,6 +1,7 @@
 #include "FileStamps.h"
 
 #include "clang/Basic/FileManager.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/xxhash.h"
@@ -12,23 +13,35 @@ namespace torchlint {
 
 namespace {
 
-struct Status {
-  uint64_t Size;
-  int64_t ModificationTime;
-};
-
-int64_t nanosecondsOf(const llvm::sys::fs::file_status &S) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             S.getLastModificationTime().time_since_epoch())
-      .count();
+FileLook lookAt(const std::string &Path) {
+  FileLook Look;
+  llvm::sys::fs::file_status S;
+  if (llvm::sys::fs::status(Path, S) || !llvm::sys::fs::exists(S))
+    return Look;
+  Look.Exists = true;
+  if (S.type() == llvm::sys::fs::file_type::regular_file)
+    Look.SizeAndTime = {S.getSize(),
+                        std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            S.getLastModificationTime().time_since_epoch())
+                            .count()};
+  return Look;
 }
 
-std::optional<Status> statusOf(const std::string &Path) {
-  llvm::sys::fs::file_status S;
-  if (llvm::sys::fs::status(Path, S) ||
-      S.type() != llvm::sys::fs::file_type::regular_file)
-    return std::nullopt;
-  return Status{S.getSize(), nanosecondsOf(S)};
+/// Whether Stamp still describes the file as Look saw it. A file whose time
+/// alone moved is compared by its contents when ReadContents (read once into
+/// Look), and counts as changed otherwise.
+bool stillAsStamped(const FileStamp &Stamp, FileLook &Look, bool ReadContents) {
+  if (Stamp.Absent)
+    return !Look.Exists;
+  if (!Look.SizeAndTime || Look.SizeAndTime->first != Stamp.Size)
+    return false;
+  if (Look.SizeAndTime->second == Stamp.ModificationTime)
+    return true;
+  if (!ReadContents)
+    return false;
+  if (!Look.Digest)
+    Look.Digest = fileDigest(Stamp.Path);
+  return *Look.Digest == Stamp.Digest;
 }
 
 } // namespace
@@ -43,11 +56,11 @@ std::optional<uint64_t> fileDigest(const std::string &Path) {
 }
 
 std::optional<FileStamp> stampFile(const std::string &Path) {
-  std::optional<Status> S = statusOf(Path);
+  std::optional<std::pair<uint64_t, int64_t>> S = lookAt(Path).SizeAndTime;
   std::optional<uint64_t> Digest = fileDigest(Path);
   if (!S || !Digest)
     return std::nullopt;
-  return FileStamp{Path, S->Size, S->ModificationTime, *Digest};
+  return FileStamp{Path, S->first, S->second, *Digest};
 }
 
 FileStamp absentFile(const std::string &Path) {
@@ -83,29 +96,15 @@ std::vector<std::string> filesOpened(const clang::FileManager &Files) {
 }
 
 bool unchanged(const FileStamp &Stamp) {
-  if (Stamp.Absent)
-    return !llvm::sys::fs::exists(Stamp.Path);
-  std::optional<Status> S = statusOf(Stamp.Path);
-  if (!S || S->Size != Stamp.Size)
-    return false;
-  if (S->ModificationTime == Stamp.ModificationTime)
-    return true;
-  return fileDigest(Stamp.Path) == Stamp.Digest;
+  FileLook Look = lookAt(Stamp.Path);
+  return stillAsStamped(Stamp, Look, /*ReadContents=*/true);
 }
 
 bool sameSizeAndTime(const std::vector<FileStamp> &Stamps) {
-  for (const FileStamp &Stamp : Stamps) {
-    if (Stamp.Absent) {
-      if (llvm::sys::fs::exists(Stamp.Path))
-        return false;
-      continue;
-    }
-    std::optional<Status> S = statusOf(Stamp.Path);
-    if (!S || S->Size != Stamp.Size ||
-        S->ModificationTime != Stamp.ModificationTime)
-      return false;
-  }
-  return true;
+  return llvm::all_of(Stamps, [](const FileStamp &Stamp) {
+    FileLook Look = lookAt(Stamp.Path);
+    return stillAsStamped(Stamp, Look, /*ReadContents=*/false);
+  });
 }
 
 bool unchanged(const std::vector<FileStamp> &Stamps) {
@@ -115,38 +114,16 @@ bool unchanged(const std::vector<FileStamp> &Stamps) {
   return true;
 }
 
-FilesAsFirstSeen::Look &FilesAsFirstSeen::lookAt(const std::string &Path) {
-  auto [It, New] = Looks.try_emplace(Path);
-  llvm::sys::fs::file_status S;
-  if (New && !llvm::sys::fs::status(Path, S) && llvm::sys::fs::exists(S)) {
-    It->second.Exists = true;
-    if (S.type() == llvm::sys::fs::file_type::regular_file)
-      It->second.Status = {S.getSize(), nanosecondsOf(S)};
-  }
-  return It->second;
-}
-
 bool FilesAsFirstSeen::unchanged(const std::vector<FileStamp> &Stamps) {
   // One lock for the whole list: after the first entry nearly every file is
   // known, and a miss costs one stat.
   std::lock_guard<std::mutex> Lock(Mutex);
-  for (const FileStamp &Stamp : Stamps) {
-    Look &L = lookAt(Stamp.Path);
-    if (Stamp.Absent) {
-      if (L.Exists)
-        return false;
-      continue;
-    }
-    if (!L.Status || L.Status->first != Stamp.Size)
-      return false;
-    if (L.Status->second == Stamp.ModificationTime)
-      continue;
-    if (!L.Digest)
-      L.Digest = fileDigest(Stamp.Path);
-    if (*L.Digest != Stamp.Digest)
-      return false;
-  }
-  return true;
+  return llvm::all_of(Stamps, [&](const FileStamp &Stamp) {
+    auto [It, New] = Looks.try_emplace(Stamp.Path);
+    if (New)
+      It->second = lookAt(Stamp.Path);
+    return stillAsStamped(Stamp, It->second, /*ReadContents=*/true);
+  });
 }
 
 nlohmann::json toJson(const std::vector<FileStamp> &Stamps) {

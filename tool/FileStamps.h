@@ -57,6 +57,15 @@ bool unchanged(const std::vector<FileStamp> &Stamps);
 /// inputs that clang itself validates by size and time.
 bool sameSizeAndTime(const std::vector<FileStamp> &Stamps);
 
+/// What one look at a path saw.
+struct FileLook {
+  bool Exists = false;
+  /// A regular file's size and modification time (nanoseconds).
+  std::optional<std::pair<uint64_t, int64_t>> SizeAndTime;
+  /// Its contents' xxh3, once read; none inside when it could not be read.
+  std::optional<std::optional<uint64_t>> Digest;
+};
+
 /// Files as one run first saw them. A run reads many cache entries that list
 /// the same headers (every unit includes libtorch); each file is looked at
 /// once. A file that changes while the run reads it gets no consistent answer
@@ -67,17 +76,8 @@ public:
   bool unchanged(const std::vector<FileStamp> &Stamps);
 
 private:
-  struct Look {
-    bool Exists = false;
-    /// Size and time, for a regular file.
-    std::optional<std::pair<uint64_t, int64_t>> Status;
-    /// Read when a stamp's time differs.
-    std::optional<std::optional<uint64_t>> Digest;
-  };
-  Look &lookAt(const std::string &Path);
-
   std::mutex Mutex;
-  llvm::StringMap<Look> Looks;
+  llvm::StringMap<FileLook> Looks;
 };
 
 nlohmann::json toJson(const std::vector<FileStamp> &Stamps);
