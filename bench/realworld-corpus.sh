@@ -1,8 +1,11 @@
 # Sourced by the real-world benchmarks (realworld.sh, realworld-speed.sh,
-# sweep.sh): the corpus's labels, its header packages and its trees.
+# sweep.sh, unit-times.sh): the corpus's labels, its header packages and its
+# trees.
 #
-#   corpus_setup REPOS OUT   checks the labels and torchlint, installs the
-#                            header packages, prepares OUT/src and OUT/stubs
+#   corpus_setup REPOS [OUT] checks the labels and torchlint, installs the
+#                            header packages, prepares OUT/src and OUT/stubs;
+#                            sets out to OUT (default: a temporary folder,
+#                            removed when the script exits)
 #   corpus_repos             each labelled repo as NAME@COMMIT
 #   corpus_tree NAME COMMIT  the repo's tree at COMMIT under OUT/src (printed),
 #                            extracted once; fails when REPOS has no clone
@@ -18,7 +21,9 @@ export LIBTORCH2_INCLUDE=${LIBTORCH2_INCLUDE:-$bench_root/.deps/libtorch2/includ
 
 corpus_setup() {
   corpus_repos_dir=$(cd "$1" && pwd) || return 2
-  corpus_out=$2
+  if [[ -n ${2:-} ]]; then out=$2; mkdir -p "$out"; else
+    out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
+  corpus_out=$out
   [[ -f $labels ]] || { echo "no labels in $realworld" >&2; return 2; }
   [[ -x $torchlint ]] || { echo "no $torchlint: build first" >&2; return 2; }
   # The headers the five repos include (Debian 12).

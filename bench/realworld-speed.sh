@@ -19,9 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/bench/realworld-corpus.sh"
 repo=${REALWORLD_SPEED_REPO:-koba-jon+pytorch_cpp}
 jobs=${REALWORLD_SPEED_JOBS:-2}
-if [[ -n ${2:-} ]]; then out=$2; mkdir -p "$out"; else
-  out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
-corpus_setup "${1:?usage: bench/realworld-speed.sh REPOS [OUT]}" "$out" || exit 2
+corpus_setup "${1:?usage: bench/realworld-speed.sh REPOS [OUT]}" "${2:-}" || exit 2
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (package time)" >&2; exit 2; }
 build=$(dirname "$(dirname "$torchlint")")
 plugin=$(find "$build" -name 'libTorchlintTidyModule.so' | head -1)

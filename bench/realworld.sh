@@ -17,9 +17,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/bench/realworld-corpus.sh"
-if [[ -n ${2:-} ]]; then out=$2; mkdir -p "$out"; else
-  out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
-corpus_setup "${1:?usage: bench/realworld.sh REPOS [OUT]}" "$out" || exit 2
+corpus_setup "${1:?usage: bench/realworld.sh REPOS [OUT]}" "${2:-}" || exit 2
 
 for entry in $(corpus_repos); do
   name=${entry%@*}; commit=${entry#*@}

@@ -16,9 +16,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/bench/realworld-corpus.sh"
 timeout=${SWEEP_TIMEOUT:-600}
-if [[ -n ${2:-} ]]; then out=$2; mkdir -p "$out"; else
-  out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
-corpus_setup "${1:?usage: bench/sweep.sh REPOS [OUT]}" "$out" || exit 2
+corpus_setup "${1:?usage: bench/sweep.sh REPOS [OUT]}" "${2:-}" || exit 2
 total_start=$SECONDS
 for entry in $(corpus_repos); do
   name=${entry%@*}; commit=${entry#*@}

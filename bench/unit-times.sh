@@ -21,9 +21,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/bench/realworld-corpus.sh"
-if [[ -n ${2:-} ]]; then out=$2; mkdir -p "$out"; else
-  out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
-corpus_setup "${1:?usage: bench/unit-times.sh REPOS [OUT]}" "$out" || exit 2
+corpus_setup "${1:?usage: bench/unit-times.sh REPOS [OUT]}" "${2:-}" || exit 2
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (package time)" >&2; exit 2; }
 
 for entry in $(corpus_repos); do
