@@ -414,10 +414,10 @@ TEST(Plugin, RuleOptionsComeFromTheSameClangTidyFile) {
   EXPECT_NE(Default.Stdout.find("2 workers"), std::string::npos)
       << Default.Stdout;
 
-  RunResult Tidy = runClangTidy(
-      {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN), "--config-file=" + Config,
-       "--quiet", "-p", fs::path(Database).parent_path().string()},
-      Database, dataFile("loader_options.cpp"));
+  RunResult Tidy = runClangTidy({"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
+                                 "--config-file=" + Config, "--quiet", "-p",
+                                 fs::path(Database).parent_path().string()},
+                                Database, dataFile("loader_options.cpp"));
   EXPECT_NE(Tidy.Stdout.find("7 workers"), std::string::npos)
       << Tidy.Stdout << Tidy.Stderr;
 
@@ -452,10 +452,10 @@ TEST(Plugin, ABadOptionValueIsOneWarningAndDumpConfigListsOptions) {
   EXPECT_NE(Cli.Stdout.find("2 workers"), std::string::npos) << Cli.Stdout;
   EXPECT_NE(readFile(Sarif).find(Said), std::string::npos);
 
-  RunResult Tidy = runClangTidy(
-      {"--load=" + std::string(TORCHLINT_TIDY_PLUGIN), "--config-file=" + Config,
-       "-p", fs::path(Database).parent_path().string()},
-      Database, dataFile("loader_options.cpp"));
+  RunResult Tidy = runClangTidy({"--load=" + std::string(TORCHLINT_TIDY_PLUGIN),
+                                 "--config-file=" + Config, "-p",
+                                 fs::path(Database).parent_path().string()},
+                                Database, dataFile("loader_options.cpp"));
   EXPECT_NE((Tidy.Stdout + Tidy.Stderr)
                 .find("invalid configuration value "
                       "'many' for option "
