@@ -3,6 +3,7 @@
 #include "common/Scenarios.h"
 
 #include "analysis/UnitIndex.h"
+#include "api/ModuleCallMatchers.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
@@ -27,7 +28,6 @@ const RuleInfo DeviceMismatchCheck::Info = {
 };
 
 namespace {
-AST_MATCHER(Expr, isModuleCallExpr) { return api::isModuleCall(&Node); }
 AST_MATCHER(FunctionDecl, isLossFunctionDecl) {
   return api::isLossFunction(&Node);
 }
@@ -92,15 +92,7 @@ bool hasKnown(const FactSet &Facts) {
 } // namespace
 
 void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(
-      cxxOperatorCallExpr(hasOverloadedOperatorName("()"), isModuleCallExpr())
-          .bind("module-call"),
-      this);
-  Finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(
-                                           "forward", "run_method"))),
-                                       isModuleCallExpr())
-                         .bind("module-call"),
-                     this);
+  matchModuleCalls(Finder, this);
   Finder->addMatcher(
       callExpr(callee(functionDecl(isLossFunctionDecl()))).bind("loss"), this);
   Finder->addMatcher(
@@ -116,6 +108,8 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   if (const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call")) {
     const Expr *Module = api::calledModule(Call);
+    if (!Module)
+      return;
     llvm::SmallVector<const Expr *, 2> Inputs = api::moduleInputs(Call);
     // A module without parameters (a loss, an activation) has no device of
     // its own: only its inputs must agree.

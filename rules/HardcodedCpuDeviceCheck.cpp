@@ -2,6 +2,7 @@
 
 #include "common/Scenarios.h"
 
+#include "api/ModuleCallMatchers.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
@@ -28,8 +29,6 @@ const RuleInfo HardcodedCpuDeviceCheck::Info = {
 };
 
 namespace {
-AST_MATCHER(Expr, isModuleCallExpr) { return api::isModuleCall(&Node); }
-
 /// The CPU on every path, and written out on each of them.
 bool allCpu(const FactSet &Facts) {
   if (Facts.empty())
@@ -94,22 +93,16 @@ const VarDecl *declaredDevice(const Expr *Literal, ASTContext &Ctx) {
 void HardcodedCpuDeviceCheck::registerMatchers(MatchFinder *Finder) {
   // A placement matters where the module runs: moving a model to the CPU to
   // save it after training is not reported.
-  Finder->addMatcher(
-      expr(anyOf(cxxOperatorCallExpr(hasOverloadedOperatorName("()")),
-                 cxxMemberCallExpr(callee(
-                     cxxMethodDecl(hasAnyName("forward", "run_method"))))),
-           isModuleCallExpr())
-          .bind("module-call"),
-      this);
+  matchModuleCalls(Finder, this);
 }
 
 void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
-  DeviceFlow &Flow = context().deviceFlow(Ctx);
   const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call");
   const Expr *Module = api::calledModule(Call);
-  if (api::isParameterFree(api::moduleClassOf(Module->getType())))
+  if (!Module || api::isParameterFree(api::moduleClassOf(Module->getType())))
     return;
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
   // Inside a model's own methods, submodules run wherever the model is: the
   // placement that matters is the model's, at its own calls.
   if (const auto *Method =

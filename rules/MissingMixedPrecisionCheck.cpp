@@ -94,10 +94,12 @@ bool convertsToLowerPrecision(const CXXMemberCallExpr *Call) {
 } // namespace
 
 void MissingMixedPrecisionCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(
-      stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
-          .bind("loop"),
-      this);
+  // One matcher per loop kind: a stmt() matcher would be tried on every
+  // statement and expression of the unit.
+  Finder->addMatcher(forStmt().bind("loop"), this);
+  Finder->addMatcher(cxxForRangeStmt().bind("loop"), this);
+  Finder->addMatcher(whileStmt().bind("loop"), this);
+  Finder->addMatcher(doStmt().bind("loop"), this);
   Finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(
                                   "set_enabled", "set_autocast_enabled"))))
                          .bind("autocast"),
