@@ -286,16 +286,20 @@ DeviceFlow::DeviceFlow(ASTContext &Ctx, const UserCode &Code, UnitIndex &Index,
                        Machine On)
     : Ctx(Ctx), Code(Code), Index(Index), On(On), Cfgs(Ctx) {}
 
-int DeviceFlow::takenArm(const Expr *Cond) const {
-  api::Availability Known = api::availabilityOf(Cond);
+FactSet DeviceFlow::evalTakenArms(
+    const ConditionalOperator *Cond,
+    llvm::function_ref<FactSet(const Expr *)> Eval) const {
+  api::Availability Known = api::availabilityOf(Cond->getCond());
   bool Cuda = On == Machine::WithGpu;
   bool True = Known.branchPossible(true, Cuda);
   bool False = Known.branchPossible(false, Cuda);
   if (True && !False)
-    return +1;
+    return Eval(Cond->getTrueExpr());
   if (False && !True)
-    return -1;
-  return 0;
+    return Eval(Cond->getFalseExpr());
+  FactSet Result = Eval(Cond->getTrueExpr());
+  mergeFacts(Result, Eval(Cond->getFalseExpr()));
+  return Result;
 }
 
 DeviceFlow::~DeviceFlow() = default;
@@ -831,16 +835,9 @@ FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
   }
   if (api::isTensorOptions(E->getType()))
     return evalOptions(A, S, E);
-  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
-    int Arm = takenArm(Cond->getCond());
-    if (Arm > 0)
-      return evalDevice(A, S, Cond->getTrueExpr());
-    if (Arm < 0)
-      return evalDevice(A, S, Cond->getFalseExpr());
-    FactSet Result = evalDevice(A, S, Cond->getTrueExpr());
-    mergeFacts(Result, evalDevice(A, S, Cond->getFalseExpr()));
-    return Result;
-  }
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E))
+    return evalTakenArms(
+        Cond, [&](const Expr *Arm) { return evalDevice(A, S, Arm); });
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     FactSet Facts = evalDeclRef(A, S, Ref->getDecl());
     for (DeviceFact &F : Facts)
@@ -909,16 +906,9 @@ FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
       return evalDevice(A, S, First);
     return DefaultOptions(); // TensorOptions(kFloat), TensorOptions(kStrided)
   }
-  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
-    int Arm = takenArm(Cond->getCond());
-    if (Arm > 0)
-      return evalOptions(A, S, Cond->getTrueExpr());
-    if (Arm < 0)
-      return evalOptions(A, S, Cond->getFalseExpr());
-    FactSet Result = evalOptions(A, S, Cond->getTrueExpr());
-    mergeFacts(Result, evalOptions(A, S, Cond->getFalseExpr()));
-    return Result;
-  }
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E))
+    return evalTakenArms(
+        Cond, [&](const Expr *Arm) { return evalOptions(A, S, Arm); });
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     return evalDeclRef(A, S, Ref->getDecl());
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
@@ -1161,16 +1151,9 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
   if (isa<CXXNullPtrLiteralExpr>(E) || isa<GNUNullExpr>(E))
     return FactSet();
 
-  if (const auto *Cond = dyn_cast<ConditionalOperator>(E)) {
-    int Arm = takenArm(Cond->getCond());
-    if (Arm > 0)
-      return eval(A, S, Cond->getTrueExpr());
-    if (Arm < 0)
-      return eval(A, S, Cond->getFalseExpr());
-    FactSet Result = eval(A, S, Cond->getTrueExpr());
-    mergeFacts(Result, eval(A, S, Cond->getFalseExpr()));
-    return Result;
-  }
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E))
+    return evalTakenArms(Cond,
+                         [&](const Expr *Arm) { return eval(A, S, Arm); });
 
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     return evalDeclRef(A, S, Ref->getDecl());

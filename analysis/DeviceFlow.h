@@ -30,6 +30,7 @@
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <deque>
@@ -170,9 +171,12 @@ private:
   Analysis *standalone(const clang::FunctionDecl *FD);
   Analysis *analyze(const clang::FunctionDecl *FD, const Bindings &Params);
   void run(Analysis &A);
-  /// Which arm of a condition runs on this machine: +1 the true one, -1 the
-  /// false one, 0 either.
-  int takenArm(const clang::Expr *Cond) const;
+  /// The facts of the arms of `c ? a : b` that can run on this machine,
+  /// each evaluated by Eval: one arm where the condition is known here
+  /// (a CUDA availability check), both merged otherwise.
+  FactSet
+  evalTakenArms(const clang::ConditionalOperator *Cond,
+                llvm::function_ref<FactSet(const clang::Expr *)> Eval) const;
   bool functionReachable(const clang::FunctionDecl *FD);
   static bool mergeState(State &Into, const State &From);
   void transfer(Analysis &A, State &S, const clang::CFGElement &Element);
