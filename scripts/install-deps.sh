@@ -11,6 +11,8 @@ packages=(
   libtorch-dev
   # the fuzzers and sanitizers (scripts/fuzz.sh, scripts/sanitize.sh)
   libclang-rt-19-dev
+  # the analyzer's allocator: huge pages for the units the summary pass keeps
+  libjemalloc-dev
   # JSON, tests, build
   nlohmann-json3-dev libgtest-dev cmake ninja-build g++ make
   # the editor test: a real LSP client drives `torchlint lsp`
