@@ -4,7 +4,9 @@
 # from the committed seed corpus.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # Targets: compile_database configuration replay_log program_file loader_cache
-# build_folder lsp_framing (all by default).
+# build_folder lsp_framing (all by default). TORCHLINT_FUZZ_TIMEOUT: seconds
+# of wall time one input may take (default 10); raise it when the fuzzers run
+# at a low priority beside other work, which can starve an input that long.
 # New inputs go to build-fuzz/corpus/<target>, never into the seeds; an input
 # that fails is kept as build-fuzz/findings/<target>/crash-* and the script
 # exits with 1.
@@ -32,7 +34,7 @@ fuzz_one() {
   local target=$1
   local corpus=$build/corpus/$target findings=$build/findings/$target
   mkdir -p "$corpus" "$findings"
-  local options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
+  local options=(-max_total_time="$seconds" -timeout="${TORCHLINT_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048
                  -print_final_stats=1 -artifact_prefix="$findings/")
   [[ -f "$root/fuzz/$target.dict" ]] && options+=(-dict="$root/fuzz/$target.dict")
   if ! "$build/fuzz_$target" "${options[@]}" "$corpus" \
