@@ -73,6 +73,11 @@ int runLanguageServer(int Argc, const char **Argv) {
   }
   // stdout carries the protocol: nothing else may be printed there.
   std::ios::sync_with_stdio(false);
+  // Every frame is written and flushed under the server's output lock. Tied
+  // to std::cout, std::cin would flush it before each read, from the reading
+  // thread without that lock, racing a worker's frame: a header could be
+  // written twice.
+  std::cin.tie(nullptr);
   LanguageServer Server(Options, std::cout);
   int Status = Server.run(std::cin);
   // An analysis or a precompiled header may still be running: they write
