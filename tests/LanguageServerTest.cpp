@@ -436,6 +436,79 @@ TEST(LanguageServer, PublishesFindingsAndOffersTheirFixItsOnTheAnalyzedText) {
 
 namespace {
 
+/// A multi-unit program of test-inputs/ in a folder of its own, with its
+/// entries of the test-inputs database: a cache of its own.
+std::string copyProject(const std::string &Name) {
+  std::string Dir = temporaryDirectory();
+  std::string Original = testInputsDir() + "/" + Name;
+  std::filesystem::copy(Original, Dir + "/" + Name,
+                        std::filesystem::copy_options::recursive);
+  json Database = json::array();
+  for (json Entry : json::parse(readFile(testInputsDatabase()))) {
+    std::string File = Entry.at("file").get<std::string>();
+    if (File.rfind(Original + "/", 0) != 0)
+      continue;
+    std::string Copy = Dir + "/" + Name + File.substr(Original.size());
+    std::string Command = Entry.at("command").get<std::string>();
+    Command.replace(Command.find(File), File.size(), Copy);
+    Entry["command"] = Command;
+    Entry["file"] = Copy;
+    Entry["directory"] = Dir;
+    Database.push_back(Entry);
+  }
+  writeTemporary(Dir, "compile_commands.json", Database.dump());
+  return Dir + "/" + Name;
+}
+
+std::vector<std::string> lastCodesFor(Session &S, const std::string &Path) {
+  std::vector<std::string> Codes;
+  for (const json &P : S.notifications("textDocument/publishDiagnostics"))
+    if (P["uri"] == uriFromPath(Path)) {
+      Codes.clear();
+      for (const json &D : P["diagnostics"])
+        Codes.push_back(D["code"]);
+    }
+  return Codes;
+}
+
+} // namespace
+
+// What other units tell a unit (the summary pass) comes from their results
+// in the cache, once every unit has one. Until then a unit is analyzed on its
+// own: evaluate() has no known caller, so its device may be a GPU; main
+// cannot know where the loss of losses.cpp lives. Once losses.cpp is
+// analyzed too, the open units hear of each other and are analyzed again:
+// evaluate() is called with the CPU only, and main's loss is on its GPU.
+TEST(LanguageServer, UnitsHearWhatTheOthersTellOnceEachHasAResultInTheCache) {
+  std::string Dir = copyProject("loss_in_another_unit");
+  Session S;
+  S.initialize({{"rootUri", uriFromPath(Dir)}});
+  S.open(Dir + "/evaluate.cpp", readFile(Dir + "/evaluate.cpp"));
+  S.Server->waitIdle();
+  EXPECT_EQ(lastCodesFor(S, Dir + "/evaluate.cpp"),
+            (std::vector<std::string>{"torch-cpu-tensor-then-moved",
+                                      "torch-sync-in-loop"}))
+      << S.logText();
+  EXPECT_NE(S.logText().find("2 of the 2 other units have no up-to-date "
+                             "result in the cache"),
+            std::string::npos)
+      << S.logText();
+  S.open(Dir + "/main.cpp", readFile(Dir + "/main.cpp"));
+  S.Server->waitIdle();
+  EXPECT_EQ(lastCodesFor(S, Dir + "/main.cpp"),
+            std::vector<std::string>{"torch-missing-mixed-precision"});
+
+  S.open(Dir + "/losses.cpp", readFile(Dir + "/losses.cpp"));
+  S.Server->waitIdle();
+  EXPECT_TRUE(lastCodesFor(S, Dir + "/losses.cpp").empty());
+  EXPECT_TRUE(lastCodesFor(S, Dir + "/evaluate.cpp").empty()) << S.logText();
+  EXPECT_EQ(lastCodesFor(S, Dir + "/main.cpp"),
+            (std::vector<std::string>{"torch-missing-mixed-precision",
+                                      "torch-sync-in-loop"}));
+}
+
+namespace {
+
 /// A project of files that need no libtorch: quick to analyze.
 std::string writeProject(const std::string &Dir,
                          const std::vector<std::string> &Mains) {

@@ -10,6 +10,7 @@
 #include "ForeignFlags.h"
 #include "KeptUnits.h"
 #include "PrecompiledPrefix.h"
+#include "ProgramRounds.h"
 #include "ResultCache.h"
 #include "RuleDocs.h"
 #include "SarifMerge.h"
@@ -995,6 +996,115 @@ TEST(Summaries, UnitsAreGivenWhatTheyAskedOfTheNearestUnits) {
   Files[2] = "/p/a/src/test.cpp";
   Given = importsFor(1, All, Files);
   EXPECT_EQ(Given.Callers["_Z5train"][0].size(), 2u);
+}
+
+namespace {
+/// A program of three units whose summaries depend on what they are told:
+/// main passes the GPU to train(), train passes its parameter's device on to
+/// loss(), and loss returns its caller's device, which main asks about. A
+/// fact takes every round of the pass to reach main.
+TranslationUnitResult toyAnalysis(const CompileEntry &Entry,
+                                  const ImportedSummaries &Imports) {
+  TranslationUnitResult R;
+  R.File = Entry.File;
+  R.Warnings = {"given " + toJson(Imports).dump()};
+  UnitSummary S;
+  auto CallersOf = [&](const std::string &Function) {
+    auto It = Imports.Callers.find(Function);
+    return It == Imports.Callers.end() ? std::optional<RemoteFacts>()
+                                       : It->second[0];
+  };
+  if (Entry.File == "/p/main.cpp") {
+    S.Passes["train"] = {{remoteFact(api::DeviceKind::CUDA)}};
+    S.AskedReturns = {"loss"};
+  } else if (Entry.File == "/p/train.cpp") {
+    S.Defines = {"train"};
+    S.AskedCallers = {"train"};
+    S.Passes["loss"] = {CallersOf("train").value_or(RemoteFacts{
+        remoteFact(api::DeviceKind::CUDA, /*RunTimeChoice=*/true)})};
+  } else {
+    S.Defines = {"loss"};
+    S.AskedCallers = {"loss"};
+    S.Returns["loss"].Facts = CallersOf("loss").value_or(RemoteFacts{});
+  }
+  R.Summary = S;
+  return R;
+}
+} // namespace
+
+// The language server analyzes one unit and reads what the CLI's summary
+// pass left in the cache for the others, round by round: the same rounds,
+// so the same result, as long as every unit's results are there.
+TEST(ProgramRounds, OneUnitWithTheOthersFromTheCacheIsAnalyzedAsByTheCli) {
+  std::vector<CompileEntry> Entries = {{"/p", "/p/main.cpp", {}},
+                                       {"/p", "/p/train.cpp", {}},
+                                       {"/p", "/p/loss.cpp", {}}};
+  std::map<std::pair<std::string, std::string>, TranslationUnitResult> Stored;
+  std::vector<std::string> Analyzed;
+  ProgramUnitAnalyzer Analyze = [&](const CompileEntry &Entry,
+                                    const ImportedSummaries &Imports,
+                                    std::unique_ptr<ParsedUnit> *) {
+    Analyzed.push_back(Entry.File);
+    TranslationUnitResult R = toyAnalysis(Entry, Imports);
+    Stored[{Entry.File, toJson(Imports).dump()}] = R;
+    return R;
+  };
+  CachedUnitResult Cached = [&](const CompileEntry &Entry,
+                                const ImportedSummaries &Imports)
+      -> std::optional<TranslationUnitResult> {
+    auto It = Stored.find({Entry.File, toJson(Imports).dump()});
+    if (It == Stored.end())
+      return std::nullopt;
+    return It->second;
+  };
+  ProgramRun Cli = analyzeProgram(Entries, Analyze, 1,
+                                  [](size_t, size_t, const std::string &) {});
+  ASSERT_EQ(Cli.Rounds, 3u);
+  ASSERT_EQ(Cli.Results[0].Summary->AskedReturns.size(), 1u);
+  for (size_t Self = 0; Self < Entries.size(); ++Self) {
+    Analyzed.clear();
+    UnitInProgram Lsp = analyzeUnitInProgram(Entries, Self, Analyze, Cached);
+    EXPECT_EQ(Lsp.Unknown, 0u);
+    EXPECT_EQ(Lsp.Result.Warnings, Cli.Results[Self].Warnings) << Self;
+    EXPECT_EQ(toJson(*Lsp.Result.Summary), toJson(*Cli.Results[Self].Summary));
+    for (const std::string &File : Analyzed)
+      EXPECT_EQ(File, Entries[Self].File) << "another unit was analyzed";
+  }
+  // main was told, in the last round, that loss() returns a device that
+  // is the GPU when train()'s caller passes one.
+  std::string MainLast = Cli.Results[0].Warnings[0];
+  EXPECT_NE(MainLast.find("\"runTimeChoice\":true"), std::string::npos)
+      << MainLast;
+
+  // loss.cpp's later rounds are not in the cache (as when main, edited,
+  // tells the others something new: their later rounds were made with the
+  // old): main hears what loss told in the rounds it has a result for, its
+  // first, on its own (it returns nothing known).
+  const std::string OnItsOwn = toJson(ImportedSummaries{}).dump();
+  for (auto It = Stored.begin(); It != Stored.end();)
+    if (It->first.first == "/p/loss.cpp" && It->first.second != OnItsOwn)
+      It = Stored.erase(It);
+    else
+      ++It;
+  UnitInProgram Stale = analyzeUnitInProgram(Entries, 0, Analyze, Cached);
+  EXPECT_EQ(Stale.Unknown, 0u);
+  EXPECT_EQ(Stale.Summaries[2]->Returns.at("loss").Facts, RemoteFacts{});
+  EXPECT_EQ(Stale.Result.Warnings[0].find("\"runTimeChoice\":true"),
+            std::string::npos)
+      << Stale.Result.Warnings[0];
+
+  // No result of loss.cpp at all: main is analyzed on its own.
+  for (auto It = Stored.begin(); It != Stored.end();)
+    if (It->first.first == "/p/loss.cpp")
+      It = Stored.erase(It);
+    else
+      ++It;
+  Analyzed.clear();
+  UnitInProgram Alone = analyzeUnitInProgram(Entries, 0, Analyze, Cached);
+  EXPECT_EQ(Alone.Unknown, 1u);
+  EXPECT_EQ(Alone.Result.Warnings,
+            std::vector<std::string>{"given " + OnItsOwn});
+  EXPECT_EQ(Analyzed, std::vector<std::string>{"/p/main.cpp"});
 }
 
 TEST(Summaries, SurviveJson) {

@@ -408,6 +408,29 @@ std::string resultKey(const CompileEntry &Entry,
        toJson(Imports).dump()});
 }
 
+/// Fills Result from the entry stored under Key, if it is valid; a problem
+/// reading it becomes a warning.
+bool takeCachedResult(const std::string &Key, const AnalyzerConfig &Config,
+                      TranslationUnitResult &Result) {
+  std::string Problem;
+  std::optional<CachedResult> Cached = Config.Results->lookup(Key, Problem);
+  if (!Problem.empty())
+    Result.Warnings.push_back(Problem);
+  if (!Cached)
+    return false;
+  Result.Failure = std::move(Cached->Failure);
+  Result.CompileError = std::move(Cached->CompileError);
+  Result.Findings = std::move(Cached->Findings);
+  Result.Digests = std::move(Cached->Digests);
+  Result.Warnings.insert(Result.Warnings.end(), Cached->Notices.begin(),
+                         Cached->Notices.end());
+  if (!Result.Failure)
+    Result.Summary = std::move(Cached->Summary);
+  Result.Inputs = std::move(Cached->Inputs);
+  Result.FromCache = true;
+  return true;
+}
+
 /// The libtorch include prefix of the main file, or else of the header it
 /// starts by including, when that is found beside it (where a quoted
 /// include is looked up first), and so on down a few such headers: a
@@ -567,23 +590,8 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
   std::string Key;
   if (Config.Results) {
     Key = resultKey(Entry, Arguments, Config, Imports);
-    std::string Problem;
-    std::optional<CachedResult> Cached = Config.Results->lookup(Key, Problem);
-    if (!Problem.empty())
-      Result.Warnings.push_back(Problem);
-    if (Cached) {
-      Result.Failure = std::move(Cached->Failure);
-      Result.CompileError = std::move(Cached->CompileError);
-      Result.Findings = std::move(Cached->Findings);
-      Result.Digests = std::move(Cached->Digests);
-      Result.Warnings.insert(Result.Warnings.end(), Cached->Notices.begin(),
-                             Cached->Notices.end());
-      if (!Result.Failure)
-        Result.Summary = std::move(Cached->Summary);
-      Result.Inputs = std::move(Cached->Inputs);
-      Result.FromCache = true;
+    if (takeCachedResult(Key, Config, Result))
       return Result;
-    }
   }
 
   std::optional<PrecompiledHeader> Header;
@@ -646,6 +654,22 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
   }
   Result.CompileError = std::move(Outcome.CompileError);
   takeAnalysis(Result, Outcome);
+  return Result;
+}
+
+std::optional<TranslationUnitResult>
+cachedTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
+                      const ImportedSummaries &Imports) {
+  if (!Config.Results)
+    return std::nullopt;
+  std::vector<std::string> Dropped;
+  TranslationUnitResult Result;
+  Result.File = Entry.File;
+  if (!takeCachedResult(resultKey(Entry,
+                                  adjustedArguments(Entry, Config, Dropped),
+                                  Config, Imports),
+                        Config, Result))
+    return std::nullopt;
   return Result;
 }
 

@@ -96,6 +96,13 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
                        const ImportedSummaries &Imports = {},
                        std::unique_ptr<ParsedUnit> *Keep = nullptr);
 
+/// What analyzeTranslationUnit would read from Config.Results for Entry
+/// with these Imports, if the entry is there and valid; nothing is parsed.
+/// (The dropped-flag warnings of a parse are not part of it.)
+std::optional<TranslationUnitResult>
+cachedTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
+                      const ImportedSummaries &Imports);
+
 /// Tells Config.Prefixes which units will ask for which prefix, so that one
 /// is precompiled only where it pays.
 void expectPrefixes(const std::vector<CompileEntry> &Entries,

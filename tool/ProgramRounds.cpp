@@ -88,4 +88,63 @@ ProgramRun analyzeProgram(const std::vector<CompileEntry> &Entries,
   return Run;
 }
 
+UnitInProgram analyzeUnitInProgram(const std::vector<CompileEntry> &Entries,
+                                   size_t Self,
+                                   const ProgramUnitAnalyzer &Analyze,
+                                   const CachedUnitResult &Cached,
+                                   unsigned Rounds) {
+  UnitInProgram Run;
+  Run.Given.resize(Entries.size());
+  Run.Summaries.resize(Entries.size());
+  std::vector<std::string> Files;
+  for (const CompileEntry &Entry : Entries)
+    Files.push_back(Entry.File);
+  for (size_t I = 0; I < Entries.size(); ++I) {
+    if (I == Self)
+      continue;
+    std::optional<TranslationUnitResult> Known = Cached(Entries[I], {});
+    if (!Known)
+      ++Run.Unknown;
+    else
+      Run.Summaries[I] = std::move(Known->Summary);
+  }
+  std::unique_ptr<ParsedUnit> Kept;
+  bool Alone = Run.Unknown > 0 || Rounds < 2;
+  Run.Result = Analyze(Entries[Self], {}, Alone ? nullptr : &Kept);
+  Run.Summaries[Self] = Run.Result.Summary;
+  if (Alone)
+    return Run;
+  for (unsigned Round = 1; Round < Rounds; ++Round) {
+    std::vector<const UnitSummary *> All;
+    for (const std::optional<UnitSummary> &Summary : Run.Summaries)
+      All.push_back(Summary ? &*Summary : nullptr);
+    std::vector<std::pair<size_t, ImportedSummaries>> Again;
+    for (size_t I = 0; I < Entries.size(); ++I) {
+      if (!Run.Summaries[I])
+        continue;
+      ImportedSummaries Next = importsFor(I, All, Files);
+      if (Next != Run.Given[I])
+        Again.emplace_back(I, std::move(Next));
+    }
+    if (Again.empty())
+      break;
+    // All of a round's imports are worked out before any unit is told, as
+    // analyzeProgram does.
+    std::vector<std::optional<UnitSummary>> Told = Run.Summaries;
+    for (auto &[I, Next] : Again) {
+      if (I == Self) {
+        Run.Result =
+            Kept ? Kept->analyzeAgain(Next) : Analyze(Entries[I], Next, &Kept);
+        Told[I] = Run.Result.Summary;
+      } else if (std::optional<TranslationUnitResult> Known =
+                     Cached(Entries[I], Next)) {
+        Told[I] = std::move(Known->Summary);
+      }
+      Run.Given[I] = std::move(Next);
+    }
+    Run.Summaries = std::move(Told);
+  }
+  return Run;
+}
+
 } // namespace torchlint

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace torchlint {
@@ -49,6 +50,41 @@ ProgramRun analyzeProgram(const std::vector<CompileEntry> &Entries,
                           const ProgramUnitAnalyzer &Analyze, unsigned Jobs,
                           const ProgressCallback &Progress,
                           unsigned Rounds = MaxRounds, uint64_t KeptMemory = 0);
+
+/// The result a unit was given for these imports by an earlier analysis, if
+/// it is still valid (every file it was made from unchanged); nothing is
+/// parsed.
+using CachedUnitResult = std::function<std::optional<TranslationUnitResult>(
+    const CompileEntry &Entry, const ImportedSummaries &Imports)>;
+
+struct UnitInProgram {
+  /// Unit Self's last analysis.
+  TranslationUnitResult Result;
+  /// What each unit was given in its last round, and its last summary (none
+  /// for a unit that could not be analyzed).
+  std::vector<ImportedSummaries> Given;
+  std::vector<std::optional<UnitSummary>> Summaries;
+  /// The other units of which no valid result was found: Self was then
+  /// analyzed on its own.
+  size_t Unknown = 0;
+};
+
+/// The summary pass as the language server can afford it: unit Self is
+/// analyzed (Analyze, its AST kept between rounds); every other unit is only
+/// looked up (Cached), round by round with the imports the pass gives it.
+/// When a CLI run left every unit's results and no file changed since, the
+/// rounds are those of analyzeProgram, and Self's result is the CLI's.
+/// Unless every other unit has a valid result on its own, Self is analyzed
+/// alone: a unit not known may call Self's functions, or define one nearer
+/// to a call than the unit that would answer for it. A unit known on its own
+/// but not for a later round's imports keeps its last known summary, which
+/// tells less (a device passed by a caller it had not heard of yet is a
+/// run-time choice), never more.
+UnitInProgram analyzeUnitInProgram(const std::vector<CompileEntry> &Entries,
+                                   size_t Self,
+                                   const ProgramUnitAnalyzer &Analyze,
+                                   const CachedUnitResult &Cached,
+                                   unsigned Rounds = MaxRounds);
 
 } // namespace torchlint
 

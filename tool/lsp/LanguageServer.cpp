@@ -6,6 +6,7 @@
 #include "Diagnostics.h"
 #include "FixApplier.h"
 #include "PrecompiledPrefix.h"
+#include "ProgramRounds.h"
 #include "Report.h"
 #include "ResultCache.h"
 #include "RuleSetup.h"
@@ -76,6 +77,31 @@ json notification(const std::string &Method, json Params) {
 /// The params of window/logMessage and window/showMessage.
 json messageParams(int Type, const std::string &Text) {
   return {{"type", Type}, {"message", "torchlint: " + Text}};
+}
+
+/// Unit Self with what the other units of its program tell, as far as
+/// Cache holds valid results of them (analyzeUnitInProgram); on its own
+/// without a cache.
+UnitInProgram analyzeWithTheOthers(const std::vector<CompileEntry> &Entries,
+                                   size_t Self, const AnalyzerConfig &Config,
+                                   const CacheDirectory *Cache) {
+  auto Analyze = [&](const CompileEntry &Entry,
+                     const ImportedSummaries &Imports,
+                     std::unique_ptr<ParsedUnit> *Keep) {
+    return analyzeTranslationUnit(Entry, Config, Imports, Keep);
+  };
+  // The others' results list the same headers: each is looked at once.
+  std::optional<ResultCache> Stamped;
+  AnalyzerConfig Lookup = Config;
+  if (Cache) {
+    Stamped.emplace(*Cache, ResultCache::InputChecks::OncePerRun);
+    Lookup.Results = &*Stamped;
+  }
+  return analyzeUnitInProgram(
+      Entries, Self, Analyze,
+      [&](const CompileEntry &Entry, const ImportedSummaries &Imports) {
+        return cachedTranslationUnit(Entry, Lookup, Imports);
+      });
 }
 
 } // namespace
@@ -450,6 +476,7 @@ void LanguageServer::schedule(const std::string &Path, bool Opened) {
   for (UnitKey Key : Keys) {
     if (ShutDown)
       break;
+    QueuedAsListeners.erase(Key);
     if (!llvm::is_contained(Queue, Key))
       Queue.push_back(Key);
     // The unit's precompiled libtorch prefix is built beside the analysis,
@@ -459,6 +486,34 @@ void LanguageServer::schedule(const std::string &Path, bool Opened) {
       PrefixQueue.push_back(Key);
   }
   Wake.notify_all();
+}
+
+void LanguageServer::scheduleListeners(
+    UnitKey Analyzed,
+    const std::vector<std::optional<UnitSummary>> &Summaries) {
+  const std::vector<CompileEntry> &Entries = Analyzed.Owner->Database.Entries;
+  std::vector<const UnitSummary *> All;
+  std::vector<std::string> Files;
+  for (size_t I = 0; I < Entries.size(); ++I) {
+    All.push_back(Summaries[I] ? &*Summaries[I] : nullptr);
+    Files.push_back(Entries[I].File);
+  }
+  std::set<std::string> Open;
+  for (const auto &[Uri, Doc] : Documents)
+    Open.insert(Doc.Path);
+  for (const auto &[Key, State] : Units) {
+    if (Key.Owner != Analyzed.Owner || Key == Analyzed ||
+        !Summaries[Key.Index] || ShutDown || llvm::is_contained(Queue, Key))
+      continue;
+    bool Shown = Open.count(Key.Owner->Files[Key.Index]) ||
+                 llvm::any_of(State.Result.Findings, [&](const Finding &F) {
+                   return Open.count(F.Where.File) != 0;
+                 });
+    if (!Shown || importsFor(Key.Index, All, Files) == State.Given)
+      continue;
+    Queue.push_back(Key);
+    QueuedAsListeners.insert(Key);
+  }
 }
 
 void LanguageServer::didOpen(const json &Params) {
@@ -555,18 +610,41 @@ void LanguageServer::work() {
       Queue.pop_front();
       Analyzed = Key.Owner;
       AnalyzedFile = Key.Owner->Files[Key.Index];
-      const CompileEntry Entry = Key.Owner->Database.Entries[Key.Index];
+      const std::vector<CompileEntry> &Entries = Key.Owner->Database.Entries;
       const AnalyzerConfig &Config = Key.Owner->Config;
+      const CacheDirectory *Cache = Key.Owner->Cache.get();
+      bool TellListeners = QueuedAsListeners.erase(Key) == 0;
       Lock.unlock();
       // A save that comes while this runs queues the unit again: its result
       // is then published after this one's.
-      TranslationUnitResult Result = analyzeTranslationUnit(Entry, Config);
-      for (std::string &Input : Result.Inputs)
+      UnitInProgram Analysis =
+          analyzeWithTheOthers(Entries, Key.Index, Config, Cache);
+      for (std::string &Input : Analysis.Result.Inputs)
         Input = canonicalPath(Input);
       Lock.lock();
       UnitState &State = Units[Key];
-      State.Result = std::move(Result);
-      Messages = unitMessages(Entry.File, State);
+      State.Result = std::move(Analysis.Result);
+      State.Given = std::move(Analysis.Given[Key.Index]);
+      Messages = unitMessages(Entries[Key.Index].File, State);
+      if (Analysis.Unknown == 0) {
+        AloneSaid.erase(Key.Owner);
+        if (TellListeners)
+          scheduleListeners(Key, Analysis.Summaries);
+      } else if (AloneSaid.insert(Key.Owner).second) {
+        Messages.push_back(notification(
+            "window/logMessage",
+            messageParams(
+                LogInfo,
+                Key.Owner->Database.Path + ": " +
+                    std::to_string(Analysis.Unknown) + " of the " +
+                    std::to_string(Entries.size() - 1) +
+                    " other units have no up-to-date result in the cache, "
+                    "so each "
+                    "unit is analyzed on its own, without what the others "
+                    "tell it (a device passed from another file); a CLI run "
+                    "over the database (torchlint " +
+                    Key.Owner->Database.Path + ") lets the server see them")));
+      }
     }
     // What to publish is worked out from a copy, without the lock: reading
     // the files and the cache's trim must not hold up the editor's requests.

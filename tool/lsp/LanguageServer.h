@@ -91,6 +91,8 @@ private:
   };
   struct UnitState {
     TranslationUnitResult Result;
+    /// What the other units told it in its last analysis.
+    ImportedSummaries Given;
     /// The failure last told to the user, so that it is told once.
     std::string FailureSaid;
   };
@@ -118,6 +120,12 @@ private:
   /// Queues the units to analyze after Path was opened or saved, and the
   /// building of their precompiled prefixes.
   void schedule(const std::string &Path, bool Opened);
+  /// After Analyzed's analysis, which told the program's units these
+  /// Summaries: queues the units shown in the editor whose imports from the
+  /// others changed (a caller in Analyzed passes another device now).
+  void
+  scheduleListeners(UnitKey Analyzed,
+                    const std::vector<std::optional<UnitSummary>> &Summaries);
   /// The analyzing thread: one unit at a time, then what to publish. It
   /// alone publishes diagnostics, so they arrive in the order made.
   void work();
@@ -166,6 +174,12 @@ private:
   std::map<std::string, Document> Documents;
   std::map<UnitKey, UnitState> Units;
   std::deque<UnitKey> Queue;
+  /// Queued by scheduleListeners, not by the user: their analyses queue no
+  /// listeners in turn, so that units that keep changing what they tell
+  /// each other do not analyze each other forever.
+  std::set<UnitKey> QueuedAsListeners;
+  /// The projects whose units were analyzed on their own, said once.
+  std::set<Project *> AloneSaid;
   std::deque<UnitKey> PrefixQueue;
   /// The last list of diagnostics sent for each file still shown.
   std::map<std::string, nlohmann::json> Sent;

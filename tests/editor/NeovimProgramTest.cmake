@@ -1,0 +1,79 @@
+# The editor after a CLI run: torchlint analyzes a copy of a multi-unit
+# test-inputs program over its compilation database, then Neovim opens one of
+# its units with `torchlint lsp`. The server reads what the CLI's summary pass
+# left in the cache, so the unit's diagnostics are the CLI's findings there,
+# one of them made only with what another unit tells.
+#   cmake -DTORCHLINT=... -DNVIM=... -DDATABASE=<test-inputs database>
+#         -DPROJECT=<test-inputs/folder> -DUNIT=<file in it>
+#         -DNEEDS_OTHERS=<rule of a finding another unit's summary makes>
+#         -DWORK=<fresh folder> -P NeovimProgramTest.cmake
+
+foreach(var TORCHLINT NVIM DATABASE PROJECT UNIT NEEDS_OTHERS WORK)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "NeovimProgramTest.cmake needs -D${var}=...")
+  endif()
+endforeach()
+
+get_filename_component(name ${PROJECT} NAME)
+set(copy ${WORK}/${name})
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+file(COPY ${PROJECT} DESTINATION ${WORK})
+
+# The project's entries of the test-inputs database, pointed at the copy.
+file(READ ${DATABASE} database)
+string(JSON entries LENGTH "${database}")
+math(EXPR last_entry "${entries} - 1")
+set(copied "")
+foreach(i RANGE ${last_entry})
+  string(JSON file GET "${database}" ${i} file)
+  string(FIND "${file}" "${PROJECT}/" at)
+  if(NOT at EQUAL 0)
+    continue()
+  endif()
+  string(JSON entry GET "${database}" ${i})
+  string(REPLACE "${PROJECT}/" "${copy}/" file "${file}")
+  string(JSON command GET "${entry}" command)
+  string(REPLACE "${PROJECT}/" "${copy}/" command "${command}")
+  string(REPLACE "\\" "\\\\" command "${command}")
+  string(REPLACE "\"" "\\\"" command "${command}")
+  string(JSON entry SET "${entry}" command "\"${command}\"")
+  string(JSON entry SET "${entry}" file "\"${file}\"")
+  string(JSON entry SET "${entry}" directory "\"${WORK}\"")
+  list(APPEND copied "${entry}")
+endforeach()
+list(LENGTH copied count)
+if(count LESS 2)
+  message(FATAL_ERROR "${PROJECT} has ${count} units in ${DATABASE}")
+endif()
+list(JOIN copied "," joined)
+file(WRITE ${WORK}/compile_commands.json "[${joined}]")
+
+execute_process(
+  COMMAND ${TORCHLINT} --format=json -o ${WORK}/cli.json
+          ${WORK}/compile_commands.json
+  RESULT_VARIABLE cli_status
+  ERROR_VARIABLE cli_stderr)
+if(NOT EXISTS ${WORK}/cli.json)
+  message(FATAL_ERROR "torchlint exited with ${cli_status}:\n${cli_stderr}")
+endif()
+
+get_filename_component(here ${CMAKE_CURRENT_LIST_FILE} DIRECTORY)
+set(ENV{TORCHLINT} ${TORCHLINT})
+set(ENV{PROGRAM} ${copy}/${UNIT})
+set(ENV{CLI_JSON} ${WORK}/cli.json)
+set(ENV{NEEDS_OTHERS} ${NEEDS_OTHERS})
+set(ENV{REPORT} ${WORK}/report.txt)
+execute_process(
+  COMMAND ${NVIM} --headless -u NONE -i NONE -n
+          -c "luafile ${here}/neovim_program.lua"
+  WORKING_DIRECTORY ${WORK}
+  RESULT_VARIABLE status
+  TIMEOUT 600)
+if(EXISTS ${WORK}/report.txt)
+  file(READ ${WORK}/report.txt seen)
+  message("${seen}")
+endif()
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "nvim exited with ${status}")
+endif()
