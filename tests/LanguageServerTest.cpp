@@ -477,11 +477,32 @@ std::vector<std::string> lastCodesFor(Session &S, const std::string &Path) {
 // in the cache, once every unit has one. Until then a unit is analyzed on its
 // own: evaluate() has no known caller, so its device may be a GPU; main
 // cannot know where the loss of losses.cpp lives. Once losses.cpp is
-// analyzed too, the open units hear of each other and are analyzed again:
-// evaluate() is called with the CPU only, and main's loss is on its GPU.
+// analyzed too, the open units hear of each other and are analyzed again,
+// once each: evaluate() is called with the CPU only, and main's loss is on
+// its GPU. The database's entry of a source that no longer exists and its
+// CUDA entry, which the CLI's pass leaves out, keep nothing from being known.
 TEST(LanguageServer, UnitsHearWhatTheOthersTellOnceEachHasAResultInTheCache) {
   std::string Dir = copyProject("loss_in_another_unit");
+  std::string DatabasePath = std::filesystem::path(Dir).parent_path().string() +
+                             "/compile_commands.json";
+  json Database = json::parse(readFile(DatabasePath));
+  for (const char *Name : {"removed.cpp", "kernels.cu"}) {
+    json Entry = Database[0];
+    std::string Command = Entry["command"];
+    std::string File = Entry["file"];
+    Command.replace(Command.find(File), File.size(), Dir + "/" + Name);
+    Entry["command"] = Command;
+    Entry["file"] = Dir + "/" + Name;
+    Database.push_back(Entry);
+  }
+  writeFile(DatabasePath, Database.dump());
   Session S;
+  auto Published = [&](const std::string &File) {
+    size_t Count = 0;
+    for (const json &P : S.notifications("textDocument/publishDiagnostics"))
+      Count += P["uri"] == uriFromPath(Dir + "/" + File);
+    return Count;
+  };
   S.initialize({{"rootUri", uriFromPath(Dir)}});
   S.open(Dir + "/evaluate.cpp", readFile(Dir + "/evaluate.cpp"));
   S.Server->waitIdle();
@@ -489,8 +510,10 @@ TEST(LanguageServer, UnitsHearWhatTheOthersTellOnceEachHasAResultInTheCache) {
             (std::vector<std::string>{"torch-cpu-tensor-then-moved",
                                       "torch-sync-in-loop"}))
       << S.logText();
-  EXPECT_NE(S.logText().find("2 of the 2 other units have no up-to-date "
-                             "result in the cache"),
+  EXPECT_NE(S.logText().find("2 of the 3 other units ("), std::string::npos)
+      << S.logText();
+  EXPECT_NE(S.logText().find("among them) have no up-to-date result in the "
+                             "cache"),
             std::string::npos)
       << S.logText();
   S.open(Dir + "/main.cpp", readFile(Dir + "/main.cpp"));
@@ -505,6 +528,18 @@ TEST(LanguageServer, UnitsHearWhatTheOthersTellOnceEachHasAResultInTheCache) {
   EXPECT_EQ(lastCodesFor(S, Dir + "/main.cpp"),
             (std::vector<std::string>{"torch-missing-mixed-precision",
                                       "torch-sync-in-loop"}));
+  EXPECT_EQ(Published("evaluate.cpp"), 2u);
+  EXPECT_EQ(Published("main.cpp"), 2u);
+
+  // A save of losses.cpp that changes nothing it tells: its units are not
+  // analyzed again.
+  S.send(notification(
+      "textDocument/didSave",
+      {{"textDocument", {{"uri", uriFromPath(Dir + "/losses.cpp")}}}}));
+  S.Server->waitIdle();
+  EXPECT_EQ(Published("evaluate.cpp"), 2u);
+  EXPECT_EQ(Published("main.cpp"), 2u);
+  EXPECT_EQ(Published("losses.cpp"), 2u);
 }
 
 namespace {

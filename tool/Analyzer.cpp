@@ -408,6 +408,15 @@ std::string resultKey(const CompileEntry &Entry,
        toJson(Imports).dump()});
 }
 
+/// Why Entry's source cannot be parsed at all, if it cannot.
+std::optional<std::string> unreadableSource(const CompileEntry &Entry) {
+  if (!llvm::sys::fs::exists(Entry.File))
+    return Entry.File + ": error: source file does not exist";
+  if (llvm::sys::fs::is_directory(Entry.File))
+    return Entry.File + ": error: is a directory, not a source file";
+  return std::nullopt;
+}
+
 /// Fills Result from the entry stored under Key, if it is valid; a problem
 /// reading it becomes a warning.
 bool takeCachedResult(const std::string &Key, const AnalyzerConfig &Config,
@@ -568,14 +577,8 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
                        std::unique_ptr<ParsedUnit> *Keep) {
   TranslationUnitResult Result;
   Result.File = Entry.File;
-  if (!llvm::sys::fs::exists(Entry.File)) {
-    Result.Failure = Entry.File + ": error: source file does not exist";
+  if ((Result.Failure = unreadableSource(Entry)))
     return Result;
-  }
-  if (llvm::sys::fs::is_directory(Entry.File)) {
-    Result.Failure = Entry.File + ": error: is a directory, not a source file";
-    return Result;
-  }
 
   std::vector<std::string> Dropped;
   std::vector<std::string> Arguments =
@@ -660,11 +663,14 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
 std::optional<TranslationUnitResult>
 cachedTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
                       const ImportedSummaries &Imports) {
+  TranslationUnitResult Result;
+  Result.File = Entry.File;
+  // Its failure needs no parse: analyzeTranslationUnit stores none.
+  if ((Result.Failure = unreadableSource(Entry)))
+    return Result;
   if (!Config.Results)
     return std::nullopt;
   std::vector<std::string> Dropped;
-  TranslationUnitResult Result;
-  Result.File = Entry.File;
   if (!takeCachedResult(resultKey(Entry,
                                   adjustedArguments(Entry, Config, Dropped),
                                   Config, Imports),

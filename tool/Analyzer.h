@@ -97,8 +97,9 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
                        std::unique_ptr<ParsedUnit> *Keep = nullptr);
 
 /// What analyzeTranslationUnit would read from Config.Results for Entry
-/// with these Imports, if the entry is there and valid; nothing is parsed.
-/// (The dropped-flag warnings of a parse are not part of it.)
+/// with these Imports, if the entry is there and valid, or its failure when
+/// the source cannot be read; nothing is parsed. (The dropped-flag warnings
+/// of a parse are not part of it.)
 std::optional<TranslationUnitResult>
 cachedTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
                       const ImportedSummaries &Imports);

@@ -215,4 +215,12 @@ std::string sourceRoot(const std::string &Override,
   return std::string(Cwd);
 }
 
+bool isCudaSource(const CompileEntry &Entry) {
+  llvm::StringRef File = Entry.File;
+  llvm::StringRef Compiler =
+      Entry.Arguments.empty() ? "" : llvm::StringRef(Entry.Arguments.front());
+  return File.ends_with(".cu") || File.ends_with(".cuh") ||
+         llvm::sys::path::filename(Compiler).starts_with("nvcc");
+}
+
 } // namespace torchlint

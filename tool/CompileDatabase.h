@@ -48,6 +48,11 @@ std::vector<std::string> splitCommandLine(const std::string &Command);
 /// The absolute, dot-free form of Path taken relative to Base.
 std::string absolutePath(const std::string &Path, const std::string &Base);
 
+/// CUDA sources (.cu, or compiled by nvcc) need the CUDA toolchain to parse
+/// and hold kernels rather than libtorch host code: they are set aside, and
+/// are not part of the program the summary pass sees.
+bool isCudaSource(const CompileEntry &Entry);
+
 /// The root of the sources (SARIF's paths, where .clang-tidy is looked
 /// for): Override when given, else the git work tree that holds the first
 /// entry's file, else the current directory.

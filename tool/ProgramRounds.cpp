@@ -103,9 +103,9 @@ UnitInProgram analyzeUnitInProgram(const std::vector<CompileEntry> &Entries,
     if (I == Self)
       continue;
     std::optional<TranslationUnitResult> Known = Cached(Entries[I], {});
-    if (!Known)
-      ++Run.Unknown;
-    else
+    if (!Known && Run.Unknown++ == 0)
+      Run.FirstUnknown = Entries[I].File;
+    if (Known)
       Run.Summaries[I] = std::move(Known->Summary);
   }
   std::unique_ptr<ParsedUnit> Kept;

@@ -64,9 +64,10 @@ struct UnitInProgram {
   /// for a unit that could not be analyzed).
   std::vector<ImportedSummaries> Given;
   std::vector<std::optional<UnitSummary>> Summaries;
-  /// The other units of which no valid result was found: Self was then
-  /// analyzed on its own.
+  /// The other units of which no valid result was found, and the first of
+  /// them: Self was then analyzed on its own.
   size_t Unknown = 0;
+  std::string FirstUnknown;
 };
 
 /// The summary pass as the language server can afford it: unit Self is

@@ -81,16 +81,6 @@ selectEntries(const CompileDatabase &Database,
   return Selected;
 }
 
-/// CUDA sources (.cu, or compiled by nvcc) need the CUDA toolchain to parse
-/// and hold kernels rather than libtorch host code: they are set aside.
-bool isCudaSource(const CompileEntry &Entry) {
-  llvm::StringRef File = Entry.File;
-  llvm::StringRef Compiler =
-      Entry.Arguments.empty() ? "" : llvm::StringRef(Entry.Arguments.front());
-  return File.ends_with(".cu") || File.ends_with(".cuh") ||
-         llvm::sys::path::filename(Compiler).starts_with("nvcc");
-}
-
 bool useColor(ColorMode Mode, bool ToStdout) {
   if (Mode != ColorMode::Auto)
     return Mode == ColorMode::Always;

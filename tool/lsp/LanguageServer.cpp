@@ -108,6 +108,11 @@ UnitInProgram analyzeWithTheOthers(const std::vector<CompileEntry> &Entries,
 
 struct LanguageServer::Project {
   CompileDatabase Database;
+  /// The units the CLI's summary pass sees (the database less its CUDA
+  /// sources, as the CLI sets them aside), and each entry's place among
+  /// them (none for a CUDA source).
+  std::vector<CompileEntry> Program;
+  std::vector<std::optional<size_t>> InProgram;
   RuleSetup Setup;
   AnalyzerConfig Config;
   std::unique_ptr<CacheDirectory> Cache;
@@ -369,8 +374,14 @@ LanguageServer::loadProject(const std::string &DatabasePath,
     return nullptr;
   }
   P->Database = std::move(*Database);
-  for (const CompileEntry &Entry : P->Database.Entries)
+  for (const CompileEntry &Entry : P->Database.Entries) {
     P->Files.push_back(canonicalPath(Entry.File));
+    P->InProgram.emplace_back();
+    if (!isCudaSource(Entry)) {
+      P->InProgram.back() = P->Program.size();
+      P->Program.push_back(Entry);
+    }
+  }
   llvm::Expected<std::vector<const RuleInfo *>> Rules =
       enabledRules(Options.Checks);
   if (!Rules) {
@@ -476,9 +487,19 @@ void LanguageServer::schedule(const std::string &Path, bool Opened) {
   for (UnitKey Key : Keys) {
     if (ShutDown)
       break;
-    QueuedAsListeners.erase(Key);
-    if (!llvm::is_contained(Queue, Key))
-      Queue.push_back(Key);
+    // The user's units go before the listeners queued for other units'
+    // changes, which may each cost a parse.
+    auto Queued = llvm::find(Queue, Key);
+    if (Queued != Queue.end() && QueuedAsListeners.erase(Key)) {
+      Queue.erase(Queued);
+      Queued = Queue.end();
+    }
+    if (Queued == Queue.end())
+      Queue.insert(llvm::find_if(Queue,
+                                 [&](UnitKey Other) {
+                                   return QueuedAsListeners.count(Other) != 0;
+                                 }),
+                   Key);
     // The unit's precompiled libtorch prefix is built beside the analysis,
     // which parses without it meanwhile; later saves find it ready. A save
     // asks again: an edit may have changed the prefix.
@@ -489,28 +510,26 @@ void LanguageServer::schedule(const std::string &Path, bool Opened) {
 }
 
 void LanguageServer::scheduleListeners(
-    UnitKey Analyzed,
-    const std::vector<std::optional<UnitSummary>> &Summaries) {
-  const std::vector<CompileEntry> &Entries = Analyzed.Owner->Database.Entries;
-  std::vector<const UnitSummary *> All;
-  std::vector<std::string> Files;
-  for (size_t I = 0; I < Entries.size(); ++I) {
-    All.push_back(Summaries[I] ? &*Summaries[I] : nullptr);
-    Files.push_back(Entries[I].File);
-  }
+    UnitKey Analyzed, const std::vector<ImportedSummaries> &Given) {
   std::set<std::string> Open;
   for (const auto &[Uri, Doc] : Documents)
     Open.insert(Doc.Path);
+  const Project &Owner = *Analyzed.Owner;
   for (const auto &[Key, State] : Units) {
-    if (Key.Owner != Analyzed.Owner || Key == Analyzed ||
-        !Summaries[Key.Index] || ShutDown || llvm::is_contained(Queue, Key))
+    if (Key.Owner != Analyzed.Owner || Key == Analyzed || ShutDown ||
+        !Owner.InProgram[Key.Index] || llvm::is_contained(Queue, Key))
       continue;
-    bool Shown = Open.count(Key.Owner->Files[Key.Index]) ||
+    bool Shown = Open.count(Owner.Files[Key.Index]) ||
                  llvm::any_of(State.Result.Findings, [&](const Finding &F) {
                    return Open.count(F.Where.File) != 0;
                  });
-    if (!Shown || importsFor(Key.Index, All, Files) == State.Given)
+    if (!Shown || Given[*Owner.InProgram[Key.Index]] == State.Given)
       continue;
+    // Its own analysis replays the same rounds, so it gets what this one
+    // gave it, as far as the cache already holds the others' later rounds;
+    // it queues no listeners itself, so a listener analyzed before another
+    // listener's results reach the cache may keep what it knew: less than
+    // the CLI, never other.
     Queue.push_back(Key);
     QueuedAsListeners.insert(Key);
   }
@@ -610,40 +629,53 @@ void LanguageServer::work() {
       Queue.pop_front();
       Analyzed = Key.Owner;
       AnalyzedFile = Key.Owner->Files[Key.Index];
-      const std::vector<CompileEntry> &Entries = Key.Owner->Database.Entries;
-      const AnalyzerConfig &Config = Key.Owner->Config;
-      const CacheDirectory *Cache = Key.Owner->Cache.get();
+      const Project &Owner = *Key.Owner;
+      const CompileEntry &Entry = Owner.Database.Entries[Key.Index];
+      // A CUDA source is not part of the program: it is analyzed on its own.
+      std::vector<CompileEntry> Separate;
+      if (!Owner.InProgram[Key.Index])
+        Separate.push_back(Entry);
+      const std::vector<CompileEntry> &Program =
+          Separate.empty() ? Owner.Program : Separate;
+      size_t Self = Separate.empty() ? *Owner.InProgram[Key.Index] : 0;
       bool TellListeners = QueuedAsListeners.erase(Key) == 0;
       Lock.unlock();
       // A save that comes while this runs queues the unit again: its result
       // is then published after this one's.
       UnitInProgram Analysis =
-          analyzeWithTheOthers(Entries, Key.Index, Config, Cache);
+          analyzeWithTheOthers(Program, Self, Owner.Config, Owner.Cache.get());
       for (std::string &Input : Analysis.Result.Inputs)
         Input = canonicalPath(Input);
       Lock.lock();
       UnitState &State = Units[Key];
       State.Result = std::move(Analysis.Result);
-      State.Given = std::move(Analysis.Given[Key.Index]);
-      Messages = unitMessages(Entries[Key.Index].File, State);
+      State.Given = Analysis.Given[Self];
+      Messages = unitMessages(Entry.File, State);
       if (Analysis.Unknown == 0) {
         AloneSaid.erase(Key.Owner);
-        if (TellListeners)
-          scheduleListeners(Key, Analysis.Summaries);
+        if (TellListeners && Separate.empty())
+          scheduleListeners(Key, Analysis.Given);
       } else if (AloneSaid.insert(Key.Owner).second) {
+        std::string Why =
+            Owner.Cache
+                ? std::to_string(Analysis.Unknown) + " of the " +
+                      std::to_string(Program.size() - 1) + " other units (" +
+                      Analysis.FirstUnknown +
+                      (Analysis.Unknown > 1 ? " among them) have" : ") has") +
+                      " no up-to-date result in the cache"
+                : "there is no result cache";
         Messages.push_back(notification(
             "window/logMessage",
-            messageParams(
-                LogInfo,
-                Key.Owner->Database.Path + ": " +
-                    std::to_string(Analysis.Unknown) + " of the " +
-                    std::to_string(Entries.size() - 1) +
-                    " other units have no up-to-date result in the cache, "
-                    "so each "
-                    "unit is analyzed on its own, without what the others "
-                    "tell it (a device passed from another file); a CLI run "
-                    "over the database (torchlint " +
-                    Key.Owner->Database.Path + ") lets the server see them")));
+            messageParams(LogInfo,
+                          Owner.Database.Path + ": " + Why +
+                              ", so each unit is analyzed on its own, "
+                              "without what the others tell it (a device "
+                              "passed from another file)" +
+                              (Owner.Cache ? "; a CLI run over the database "
+                                             "(torchlint " +
+                                                 Owner.Database.Path +
+                                                 ") lets the server see them"
+                                           : ""))));
       }
     }
     // What to publish is worked out from a copy, without the lock: reading

@@ -120,12 +120,11 @@ private:
   /// Queues the units to analyze after Path was opened or saved, and the
   /// building of their precompiled prefixes.
   void schedule(const std::string &Path, bool Opened);
-  /// After Analyzed's analysis, which told the program's units these
-  /// Summaries: queues the units shown in the editor whose imports from the
-  /// others changed (a caller in Analyzed passes another device now).
-  void
-  scheduleListeners(UnitKey Analyzed,
-                    const std::vector<std::optional<UnitSummary>> &Summaries);
+  /// After Analyzed's analysis, which gave each unit of its program these
+  /// imports: queues the units shown in the editor that were last analyzed
+  /// with others (a caller in Analyzed passes another device now).
+  void scheduleListeners(UnitKey Analyzed,
+                         const std::vector<ImportedSummaries> &Given);
   /// The analyzing thread: one unit at a time, then what to publish. It
   /// alone publishes diagnostics, so they arrive in the order made.
   void work();
