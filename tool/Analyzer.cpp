@@ -408,6 +408,34 @@ std::string resultKey(const CompileEntry &Entry,
        toJson(Imports).dump()});
 }
 
+/// What the result cache keeps of an analysis: a CollectingSink's, or a
+/// ParseOutcome's with the compile error clang recovered from.
+CachedResult cacheEntryOf(const CollectingSink &Sink) {
+  CachedResult Entry;
+  Entry.Findings = Sink.Findings;
+  Entry.Digests = Sink.Digests;
+  Entry.Notices = Sink.Notices;
+  Entry.Summary = Sink.Summary;
+  return Entry;
+}
+
+CachedResult cacheEntryOf(const ParseOutcome &Outcome) {
+  CachedResult Entry;
+  Entry.CompileError = Outcome.CompileError;
+  Entry.Findings = Outcome.Findings;
+  Entry.Digests = Outcome.Digests;
+  Entry.Notices = Outcome.Notices;
+  Entry.Summary = Outcome.Summary;
+  return Entry;
+}
+
+/// A unit that could not be analyzed: its failure only.
+CachedResult failureEntry(const std::string &Failure) {
+  CachedResult Entry;
+  Entry.Failure = Failure;
+  return Entry;
+}
+
 /// Why Entry's source cannot be parsed at all, if it cannot.
 std::optional<std::string> unreadableSource(const CompileEntry &Entry) {
   if (!llvm::sys::fs::exists(Entry.File))
@@ -564,9 +592,7 @@ ParsedUnit::analyzeAgain(const ImportedSummaries &Imports) {
   if (Config.Results && Self->Stamps)
     Config.Results->store(
         resultKey(Self->Entry, Self->Arguments, Config, Imports),
-        {std::nullopt, std::nullopt, Sink.Findings, Sink.Digests, Sink.Notices,
-         Sink.Summary},
-        *Self->Stamps);
+        cacheEntryOf(Sink), *Self->Stamps);
   takeAnalysis(Result, Sink);
   return Result;
 }
@@ -629,7 +655,7 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
   }
   if (Outcome.Failure) {
     if (Config.Results && Outcome.Inputs)
-      Config.Results->store(Key, {Outcome.Failure, {}, {}, {}, {}, {}, {}},
+      Config.Results->store(Key, failureEntry(*Outcome.Failure),
                             *Outcome.Inputs);
     Result.Inputs = std::move(Outcome.Files);
     Result.Failure = std::move(Outcome.Failure);
@@ -639,10 +665,7 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
     if (Header)
       Outcome.Inputs->insert(Outcome.Inputs->end(), Header->Inputs.begin(),
                              Header->Inputs.end());
-    Config.Results->store(Key,
-                          {std::nullopt, Outcome.CompileError, Outcome.Findings,
-                           Outcome.Digests, Outcome.Notices, Outcome.Summary},
-                          *Outcome.Inputs);
+    Config.Results->store(Key, cacheEntryOf(Outcome), *Outcome.Inputs);
   }
   Result.Inputs = std::move(Outcome.Files);
   if (Keep && Outcome.Kept) {
