@@ -408,24 +408,18 @@ std::string resultKey(const CompileEntry &Entry,
        toJson(Imports).dump()});
 }
 
-/// What the result cache keeps of an analysis: a CollectingSink's, or a
-/// ParseOutcome's with the compile error clang recovered from.
-CachedResult cacheEntryOf(const CollectingSink &Sink) {
+/// What the result cache keeps of an analysis (a CollectingSink, or a
+/// ParseOutcome with the compile error clang recovered from).
+template <typename Analysis>
+CachedResult
+cacheEntryOf(const Analysis &A,
+             std::optional<std::string> CompileError = std::nullopt) {
   CachedResult Entry;
-  Entry.Findings = Sink.Findings;
-  Entry.Digests = Sink.Digests;
-  Entry.Notices = Sink.Notices;
-  Entry.Summary = Sink.Summary;
-  return Entry;
-}
-
-CachedResult cacheEntryOf(const ParseOutcome &Outcome) {
-  CachedResult Entry;
-  Entry.CompileError = Outcome.CompileError;
-  Entry.Findings = Outcome.Findings;
-  Entry.Digests = Outcome.Digests;
-  Entry.Notices = Outcome.Notices;
-  Entry.Summary = Outcome.Summary;
+  Entry.CompileError = std::move(CompileError);
+  Entry.Findings = A.Findings;
+  Entry.Digests = A.Digests;
+  Entry.Notices = A.Notices;
+  Entry.Summary = A.Summary;
   return Entry;
 }
 
@@ -665,7 +659,8 @@ analyzeTranslationUnit(const CompileEntry &Entry, const AnalyzerConfig &Config,
     if (Header)
       Outcome.Inputs->insert(Outcome.Inputs->end(), Header->Inputs.begin(),
                              Header->Inputs.end());
-    Config.Results->store(Key, cacheEntryOf(Outcome), *Outcome.Inputs);
+    Config.Results->store(Key, cacheEntryOf(Outcome, Outcome.CompileError),
+                          *Outcome.Inputs);
   }
   Result.Inputs = std::move(Outcome.Files);
   if (Keep && Outcome.Kept) {

@@ -58,22 +58,9 @@ if(NOT EXISTS ${WORK}/cli.json)
   message(FATAL_ERROR "torchlint exited with ${cli_status}:\n${cli_stderr}")
 endif()
 
-get_filename_component(here ${CMAKE_CURRENT_LIST_FILE} DIRECTORY)
 set(ENV{TORCHLINT} ${TORCHLINT})
 set(ENV{PROGRAM} ${copy}/${UNIT})
 set(ENV{CLI_JSON} ${WORK}/cli.json)
 set(ENV{NEEDS_OTHERS} ${NEEDS_OTHERS})
-set(ENV{REPORT} ${WORK}/report.txt)
-execute_process(
-  COMMAND ${NVIM} --headless -u NONE -i NONE -n
-          -c "luafile ${here}/neovim_program.lua"
-  WORKING_DIRECTORY ${WORK}
-  RESULT_VARIABLE status
-  TIMEOUT 600)
-if(EXISTS ${WORK}/report.txt)
-  file(READ ${WORK}/report.txt seen)
-  message("${seen}")
-endif()
-if(NOT status EQUAL 0)
-  message(FATAL_ERROR "nvim exited with ${status}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/RunNeovim.cmake)
+torchlint_run_neovim(neovim_program.lua)

@@ -39,24 +39,11 @@ string(JSON entry SET "${entry}" file "\"${WORK}/${name}\"")
 string(JSON entry SET "${entry}" directory "\"${WORK}\"")
 file(WRITE ${WORK}/compile_commands.json "[${entry}]")
 
-get_filename_component(here ${CMAKE_CURRENT_LIST_FILE} DIRECTORY)
 set(ENV{TORCHLINT} ${TORCHLINT})
 set(ENV{ORIGINAL} ${PROGRAM})
 set(ENV{GOLDEN} ${golden})
 set(ENV{PROGRAM} ${WORK}/${name})
 set(ENV{EXPECTED} ${WORK}/expected.cpp)
-set(ENV{REPORT} ${WORK}/report.txt)
-execute_process(
-  COMMAND ${NVIM} --headless -u NONE -i NONE -n
-          -c "luafile ${here}/neovim_lsp.lua"
-  WORKING_DIRECTORY ${WORK}
-  RESULT_VARIABLE status
-  TIMEOUT 600)
-if(EXISTS ${WORK}/report.txt)
-  file(READ ${WORK}/report.txt seen)
-  message("${seen}")
-endif()
-if(NOT status EQUAL 0)
-  message(FATAL_ERROR "nvim exited with ${status}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/RunNeovim.cmake)
+torchlint_run_neovim(neovim_lsp.lua)
 message("the fixed buffer equals ${golden}")

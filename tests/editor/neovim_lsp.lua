@@ -5,8 +5,9 @@
 --   nvim --headless -u NONE -i NONE -c 'luafile neovim_lsp.lua'
 -- with TORCHLINT, ORIGINAL (a test-inputs program), GOLDEN (its fixed
 -- version), PROGRAM (where its copy is edited, named by the compilation
--- database there), EXPECTED (where the expected text is written) and REPORT
--- (what was seen, for the test's log).
+-- database there), EXPECTED (where the expected text is written) and
+-- REPORTING (report.lua, which writes what was seen to REPORT for the test's
+-- log).
 --
 -- A comment with characters outside ASCII (one outside the Basic
 -- Multilingual Plane among them) is put at the start of the line the fix
@@ -15,19 +16,9 @@
 
 local torchlint = os.getenv('TORCHLINT')
 local program = os.getenv('PROGRAM')
-local report = io.open(os.getenv('REPORT'), 'w')
+local reporting = dofile(os.getenv('REPORTING'))
+local say, fail = reporting.say, reporting.fail
 local marker = '/* ünïcödé 😀 */ '
-
-local function say(text)
-  report:write(text .. '\n')
-  report:flush()
-end
-
-local function fail(text)
-  say('FAILED: ' .. text)
-  report:close()
-  vim.cmd('cquit 1')
-end
 
 local ok, problem = pcall(function()
   local original = vim.fn.readfile(os.getenv('ORIGINAL'), 'b')
@@ -135,9 +126,4 @@ local ok, problem = pcall(function()
   vim.wait(10000, function() return client.is_stopped() end, 50)
 end)
 
-if not ok then
-  fail(tostring(problem))
-end
-say('done')
-report:close()
-vim.cmd('qall!')
+reporting.finish(ok, problem)

@@ -4,21 +4,12 @@
 -- what another unit tells makes. Run by NeovimProgramTest.cmake:
 --   nvim --headless -u NONE -i NONE -c 'luafile neovim_program.lua'
 -- with TORCHLINT, PROGRAM (the unit), CLI_JSON (the CLI's --format=json
--- output), NEEDS_OTHERS and REPORT (what was seen, for the test's log).
+-- output), NEEDS_OTHERS, and REPORTING (report.lua, which writes what was
+-- seen to REPORT for the test's log).
 
 local program = os.getenv('PROGRAM')
-local report = io.open(os.getenv('REPORT'), 'w')
-
-local function say(text)
-  report:write(text .. '\n')
-  report:flush()
-end
-
-local function fail(text)
-  say('FAILED: ' .. text)
-  report:close()
-  vim.cmd('cquit 1')
-end
+local reporting = dofile(os.getenv('REPORTING'))
+local say, fail = reporting.say, reporting.fail
 
 local ok, problem = pcall(function()
   local cli = vim.fn.json_decode(vim.fn.readfile(os.getenv('CLI_JSON')))
@@ -84,9 +75,4 @@ local ok, problem = pcall(function()
   end, 50)
 end)
 
-if not ok then
-  fail(tostring(problem))
-end
-say('done')
-report:close()
-vim.cmd('qall!')
+reporting.finish(ok, problem)
