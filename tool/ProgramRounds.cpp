@@ -8,6 +8,35 @@
 
 namespace torchlint {
 
+namespace {
+
+/// A unit a round analyzes again, with what it is told now.
+struct ToldAgain {
+  size_t Index;
+  ImportedSummaries Imports;
+};
+
+/// The units that All's summaries tell something other than what they were
+/// Given last: those a round analyzes again, in order. A unit with no
+/// summary (it could not be analyzed) is told nothing. The CLI's pass and
+/// the language server's replay of it share this, so that their rounds are
+/// the same.
+std::vector<ToldAgain> toldAgain(const std::vector<const UnitSummary *> &All,
+                                 const std::vector<ImportedSummaries> &Given,
+                                 const std::vector<std::string> &Files) {
+  std::vector<ToldAgain> Again;
+  for (size_t I = 0; I < All.size(); ++I) {
+    if (!All[I])
+      continue;
+    ImportedSummaries Next = importsFor(I, All, Files);
+    if (Next != Given[I])
+      Again.push_back({I, std::move(Next)});
+  }
+  return Again;
+}
+
+} // namespace
+
 ProgramRun analyzeProgram(const std::vector<CompileEntry> &Entries,
                           const ProgramUnitAnalyzer &Analyze, unsigned Jobs,
                           const ProgressCallback &Progress, unsigned Rounds,
@@ -45,31 +74,23 @@ ProgramRun analyzeProgram(const std::vector<CompileEntry> &Entries,
     std::vector<const UnitSummary *> All;
     for (const TranslationUnitResult &Result : Run.Results)
       All.push_back(Result.Summary ? &*Result.Summary : nullptr);
-    std::vector<size_t> Again;
-    std::vector<ImportedSummaries> Next(Entries.size());
-    for (size_t I = 0; I < Entries.size(); ++I) {
-      if (!Run.Results[I].Summary)
-        continue;
-      Next[I] = importsFor(I, All, Files);
-      if (Next[I] != Given[I])
-        Again.push_back(I);
-    }
+    std::vector<ToldAgain> Again = toldAgain(All, Given, Files);
     if (Again.empty())
       break;
     std::vector<CompileEntry> Units;
-    for (size_t I : Again)
-      Units.push_back(Entries[I]);
+    for (const ToldAgain &Unit : Again)
+      Units.push_back(Entries[Unit.Index]);
     std::atomic<size_t> Reparsed{0};
     // A unit parsed again may still be told more in the next round.
     bool KeepParsed = MayKeep && Run.Rounds + 1 < Rounds;
     std::vector<TranslationUnitResult> Results = analyzeAll(
         Units,
         [&](const CompileEntry &Entry) {
-          size_t I = Again[&Entry - Units.data()];
+          const auto &[I, Next] = Again[&Entry - Units.data()];
           if (Kept[I])
-            return Kept[I]->analyzeAgain(Next[I]);
+            return Kept[I]->analyzeAgain(Next);
           TranslationUnitResult Result =
-              Analyze(Entry, Next[I], KeepParsed ? &Kept[I] : nullptr);
+              Analyze(Entry, Next, KeepParsed ? &Kept[I] : nullptr);
           // A later round's result is cached too: a warm run reads it.
           if (!Result.FromCache)
             ++Reparsed;
@@ -79,8 +100,8 @@ ProgramRun analyzeProgram(const std::vector<CompileEntry> &Entries,
         },
         Jobs, Progress);
     for (size_t K = 0; K < Again.size(); ++K) {
-      Given[Again[K]] = std::move(Next[Again[K]]);
-      Run.Results[Again[K]] = std::move(Results[K]);
+      Given[Again[K].Index] = std::move(Again[K].Imports);
+      Run.Results[Again[K].Index] = std::move(Results[K]);
     }
     Run.Analyses += Again.size();
     Run.Reparsed += Reparsed;
@@ -118,14 +139,7 @@ UnitInProgram analyzeUnitInProgram(const std::vector<CompileEntry> &Entries,
     std::vector<const UnitSummary *> All;
     for (const std::optional<UnitSummary> &Summary : Run.Summaries)
       All.push_back(Summary ? &*Summary : nullptr);
-    std::vector<std::pair<size_t, ImportedSummaries>> Again;
-    for (size_t I = 0; I < Entries.size(); ++I) {
-      if (!Run.Summaries[I])
-        continue;
-      ImportedSummaries Next = importsFor(I, All, Files);
-      if (Next != Run.Given[I])
-        Again.emplace_back(I, std::move(Next));
-    }
+    std::vector<ToldAgain> Again = toldAgain(All, Run.Given, Files);
     if (Again.empty())
       break;
     // All of a round's imports are worked out before any unit is told, as

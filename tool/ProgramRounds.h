@@ -61,7 +61,7 @@ struct UnitInProgram {
   /// Unit Self's last analysis.
   TranslationUnitResult Result;
   /// What each unit was given in its last round, and its last summary (none
-  /// for a unit that could not be analyzed).
+  /// for a unit that could not be analyzed, or that the cache does not know).
   std::vector<ImportedSummaries> Given;
   std::vector<std::optional<UnitSummary>> Summaries;
   /// The other units of which no valid result was found, and the first of
@@ -79,8 +79,8 @@ struct UnitInProgram {
 /// alone: a unit not known may call Self's functions, or define one nearer
 /// to a call than the unit that would answer for it. A unit known on its own
 /// but not for a later round's imports keeps its last known summary, which
-/// tells less (a device passed by a caller it had not heard of yet is a
-/// run-time choice), never more.
+/// knows less: a device passed by a caller it had not heard of yet is a
+/// run-time choice, as in the one-unit analysis.
 UnitInProgram analyzeUnitInProgram(const std::vector<CompileEntry> &Entries,
                                    size_t Self,
                                    const ProgramUnitAnalyzer &Analyze,
