@@ -151,6 +151,49 @@ TEST(CompileDatabase, ProblemsNameTheFileAndTheEntry) {
   EXPECT_EQ(Error("[]"), "no error");
 }
 
+// The entries are built as the JSON is read, with no document: what a
+// document would give is the specification.
+TEST(CompileDatabase, ReadAsADocumentWouldBe) {
+  auto Read = [](const std::string &Text) {
+    llvm::Expected<CompileDatabase> DB = parseCompileDatabase(Text, "/db.json");
+    if (!DB)
+      return llvm::toString(DB.takeError());
+    std::string Shown;
+    for (const CompileEntry &Entry : DB->Entries)
+      Shown += Entry.File + ":" + llvm::join(Entry.Arguments, " ") + ";";
+    return Shown;
+  };
+  // The last of two equal keys counts, whatever the first was.
+  EXPECT_EQ(Read(R"([{"directory": "/", "file": 3, "file": "a.cpp",
+                     "arguments": 5, "arguments": ["c++", "-c"]}])"),
+            "/a.cpp:c++ -c;");
+  EXPECT_EQ(Read(R"([{"directory": "/", "file": "a.cpp",
+                     "arguments": ["c++"], "arguments": []}])"),
+            "/db.json: entry 1 (a.cpp) has an \"arguments\" field that is not "
+            "a non-empty array of strings");
+  // Other fields, however deep, are passed over; "arguments" wins over
+  // "command", and only its own elements must be strings.
+  EXPECT_EQ(Read(R"([{"output": {"file": 1, "arguments": [[]]},
+                     "directory": "/", "command": "cc -c b.cpp",
+                     "file": "b.cpp", "x": [{"directory": 2}]},
+                    {"arguments": ["c++", "c.cpp"], "command": "",
+                     "directory": "/d", "file": "c.cpp"}])"),
+            "/b.cpp:cc -c b.cpp;/d/c.cpp:c++ c.cpp;");
+  EXPECT_EQ(Read(R"([{"directory": "/", "file": "a.cpp",
+                     "arguments": ["c++", ["-c"]]}])"),
+            "/db.json: entry 1 (a.cpp) has a non-string in \"arguments\"");
+  // The first entry with a problem is the one named, unless the JSON is
+  // malformed further on.
+  EXPECT_EQ(Read(R"([{"directory": "/", "file": "a.cpp", "command": "c"},
+                    7, {"file": "b.cpp"}])"),
+            "/db.json: entry 2 is not a JSON object");
+  EXPECT_EQ(Read("[7, {\"file\": }]"),
+            "/db.json: invalid JSON at line 1, column 14: syntax error while "
+            "parsing value - unexpected '}'; expected '[', '{', or a literal");
+  EXPECT_EQ(Read(R"({"directory": "/"})"),
+            "/db.json: expected a JSON array of compile commands");
+}
+
 TEST(Configuration, CheckOptionsInBothForms) {
   auto Mapping = parseCheckOptions("Checks: '-*,torch-*'\n"
                                    "CheckOptions:\n"
