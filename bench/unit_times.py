@@ -30,12 +30,12 @@ run, in wall time, and the CPU time (user + system, from wait4) of that run.
 import concurrent.futures
 import glob
 import json
+import math
 import os
 import re
 import subprocess
 import sys
 import tempfile
-import math
 import time
 import typing
 
@@ -52,6 +52,7 @@ def run(command, cwd):
                                    stderr=errors)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
+        # Reaped by wait4: Popen must not wait for it again.
         process.returncode = os.waitstatus_to_exitcode(status)
         errors.seek(0)
         return (wall, usage.ru_utime + usage.ru_stime, process.returncode,
@@ -116,8 +117,9 @@ def chance_at_parity(slower_rounds, rounds):
 def measure(unit, repeats):
     """(fastest analysis, fastest parse, rounds, rounds the analysis was
     slower in): each of the first two a (wall, CPU, status)."""
-    rounds = [(unit.analyze(), unit.parse())]
-    if rounds[0][1][0] < SMALL_PARSE_S or rounds[0][0][0] > 0.9 * rounds[0][1][0]:
+    analysis, parse = unit.analyze(), unit.parse()
+    rounds = [(analysis, parse)]
+    if parse[0] < SMALL_PARSE_S or analysis[0] > 0.9 * parse[0]:
         rounds += [(unit.analyze(), unit.parse()) for _ in range(repeats)]
     return (min(a for a, _ in rounds), min(p for _, p in rounds), len(rounds),
             sum(a[0] > p[0] for a, p in rounds))
@@ -179,8 +181,9 @@ def main():
                                     r.stand_ins, r.analysis[2], r.parse[2]))
 
     ratios = [r.ratio() for r in rows]
-    print(f"{len(rows)} units, {repeated} measured again {repeats} times; analysis/parse: min {min(ratios):.2f}, "
-          f"max {max(ratios):.2f}; analysis "
+    print(f"{len(rows)} units, {repeated} measured again {repeats} times; "
+          f"analysis/parse: min {min(ratios):.2f}, max {max(ratios):.2f}; "
+          f"analysis "
           f"{sum(r.analysis[0] for r in rows):.0f} s, parse "
           f"{sum(r.parse[0] for r in rows):.0f} s in all; "
           f"{sum(r.stand_ins > 0 for r in rows)} parses given stand-in headers")

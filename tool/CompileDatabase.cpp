@@ -100,9 +100,9 @@ std::vector<std::string> splitCommandLine(const std::string &Command) {
 namespace {
 
 /// Builds the entries as nlohmann's parser reads them, with no document in
-/// between: a database holds a string per argument of every unit, and a
-/// document of them cost as much again to build and copy (half of the time
-/// torchlint took to read a database). Each entry is checked when it ends,
+/// between: a database holds a string per argument of every unit, and
+/// building a document of them and copying it took a quarter of the time
+/// torchlint spent reading a database. Each entry is checked when it ends,
 /// as a document's would be: the last of two equal keys counts, and the
 /// first entry with a problem is reported unless the JSON is malformed
 /// further on.
