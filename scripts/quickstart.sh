@@ -10,8 +10,12 @@ build=${TORCHLINT_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh" torchlint
 
 echo "quickstart: exporting the compilation database of test-inputs/"
-cmake -S "$root/test-inputs" -B "$build/test-inputs" \
-  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+# The test suite (scripts/test.sh) configures this same folder with the
+# generator and build type of the build, so that either command may run
+# first: CMake refuses a folder configured before with another generator.
+generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt")
+cmake -S "$root/test-inputs" -B "$build/test-inputs" -G "$generator" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 
 echo "quickstart: $build/bin/torchlint $build/test-inputs/compile_commands.json"
 status=0
