@@ -15,7 +15,16 @@
 bench_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 realworld=${REALWORLD:-$bench_root/../shared/realworld}
 torchlint=${TORCHLINT:-$bench_root/build/bin/torchlint}
-labels=$realworld/labels-open.tsv
+# Every label file: the corpus's (labels-*.tsv) and this project's blind ones
+# (bench/realworld-labels-*.tsv), or those LABEL_FILES names. corpus_setup
+# joins them into $labels, and the hand-written unit lists beside them
+# (repos-*.json, bench/realworld-repos-*.json) into $specs.
+if [[ -n ${LABEL_FILES:-} ]]; then
+  read -r -a label_files <<<"$LABEL_FILES"
+else
+  label_files=("$realworld"/labels-*.tsv "$bench_root"/bench/realworld-labels-*.tsv)
+fi
+spec_files=("$realworld"/repos-*.json "$bench_root"/bench/realworld-repos-*.json)
 # The one C++20 repo needs libtorch 2's headers (scripts/install-deps.sh).
 export LIBTORCH2_INCLUDE=${LIBTORCH2_INCLUDE:-$bench_root/.deps/libtorch2/include}
 
@@ -24,12 +33,27 @@ corpus_setup() {
   if [[ -n ${2:-} ]]; then out=$2; mkdir -p "$out"; else
     out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
   corpus_out=$out
-  [[ -f $labels ]] || { echo "no labels in $realworld" >&2; return 2; }
+  local f
+  for f in "${label_files[@]}"; do
+    [[ -f $f ]] || { echo "no label file $f" >&2; return 2; }
+  done
   [[ -x $torchlint ]] || { echo "no $torchlint: build first" >&2; return 2; }
-  # The headers the five repos include (Debian 12).
+  labels=$corpus_out/labels.tsv
+  { head -n 1 "${label_files[0]}"; for f in "${label_files[@]}"; do tail -n +2 "$f"; done; } >"$labels"
+  specs=$corpus_out/repos.json
+  python3 -c 'import json,sys,os
+merged = {}
+for f in sys.argv[1:]:
+    if os.path.isfile(f): merged.update(json.load(open(f)))
+print(json.dumps(merged))' "${spec_files[@]}" >"$specs"
+  # The headers the repos include (Debian 12), and those their lists name.
   local packages=(libopencv-dev libboost-program-options-dev libpng++-dev
     libcxxopts-dev libstb-dev libspdlog-dev libmsgpack-cxx-dev cppzmq-dev
-    pybind11-dev libomp-19-dev python3-dev)
+    pybind11-dev libomp-19-dev python3-dev libpoco-dev libsentencepiece-dev
+    libyaml-cpp-dev libbackward-cpp-dev libfmt-dev nlohmann-json3-dev
+    libpython3.11-dev)
+  packages+=($(python3 -c 'import json,sys
+print(" ".join(sorted({p for v in json.load(open(sys.argv[1])).values() for p in v.get("packages", [])})))' "$specs"))
   local missing=() p
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -32,7 +32,7 @@ tree=$(corpus_tree "$repo" "$commit") || exit 2
 rm -rf "$out/speed" && mkdir -p "$out/speed" && cp -r "$tree" "$out/speed/src"
 project=$out/speed/src
 python3 "$root/bench/realworld_compdb.py" "$labels" "$repo" "$project" \
-  "$out/stubs" >"$project/compile_commands.json"
+  "$out/stubs" "$specs" >"$project/compile_commands.json"
 db=$project/compile_commands.json
 read -r units subprojects < <(python3 - "$db" "$project" <<'PY'
 import json, os, sys

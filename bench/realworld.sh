@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Accuracy on real code: runs torchlint over every unit of each labelled
-# sub-project of the open real-world corpus and scores it against the
-# hand-labelled lines. Not a test: a benchmark, recorded in docs/accuracy.md.
+# sub-project of the real-world corpus (every labels-*.tsv of it) and of this
+# project's blind labels (bench/realworld-labels-*.tsv), and scores it against
+# the hand-labelled lines: per label file, repository and rule, with the
+# unlabelled findings of fully labelled files. Not a test: a benchmark,
+# recorded in docs/accuracy.md. LABEL_FILES="a.tsv b.tsv" runs only those.
 #
 #   bench/realworld.sh REPOS [OUT]
 #
@@ -22,7 +25,7 @@ corpus_setup "${1:?usage: bench/realworld.sh REPOS [OUT]}" "${2:-}" || exit 2
 for entry in $(corpus_repos); do
   name=${entry%@*}; commit=${entry#*@}
   tree=$(corpus_tree "$name" "$commit") || continue
-  python3 "$root/bench/realworld_compdb.py" "$labels" "$name" "$tree" "$out/stubs" > "$out/$name.json"
+  python3 "$root/bench/realworld_compdb.py" "$labels" "$name" "$tree" "$out/stubs" "$specs" > "$out/$name.json"
   units=$(python3 -c "import json,sys;print(len(json.load(open(sys.argv[1]))))" "$out/$name.json")
   start=$SECONDS
   "$torchlint" --format=sarif --no-cache -o "$out/$name.sarif" "$out/$name.json" > "$out/$name.log" 2>&1
@@ -52,4 +55,4 @@ PY
       echo "  $how: ${unit#$tree/} ($verdict)"
     done
 done
-python3 "$root/bench/realworld_score.py" "$labels" "$out"
+python3 "$root/bench/realworld_score.py" "$out" "${label_files[@]}"

@@ -2,7 +2,7 @@
 """Writes a compile_commands.json for every labelled sub-project of one repo
 (with REALWORLD_ALL_SOURCES set: for every sub-project).
 
-    realworld_compdb.py LABELS REPO_NAME TREE STUBS > compile_commands.json
+    realworld_compdb.py LABELS REPO_NAME TREE STUBS [SPECS] > compile_commands.json
 
 A sub-project is the nearest folder above a labelled file whose
 CMakeLists.txt declares a project() (the repo's root only when no deeper one
@@ -18,6 +18,14 @@ sub-project) that do. The language standard is the one the sub-project's
 CMakeLists.txt asks for (CMAKE_CXX_STANDARD, a target's CXX_STANDARD or cxx_std_NN), C++17 otherwise.
 LIBTORCH2_INCLUDE: libtorch >= 2 headers, used for a C++20 sub-project
 (Debian 12's libtorch 1.13 does not build as C++20).
+
+SPECS: a JSON file of repos whose units and flags were written down by hand
+(the corpus's repos-*.json, bench/realworld-repos-*.json: "tus", "inc",
+"std", "torch2", "stubs"). For a repo it names, its listed units are
+analyzed with its flags, and so is every other unit of the sub-projects that
+hold them or a labelled file: a listed unit's sub-project gets that unit's
+own extra flags. Such lists name the units beside the labelled lines, not
+always those on their call chains (the unit that calls a helper per step).
 """
 import json
 import os
@@ -27,10 +35,13 @@ import sysconfig
 from collections import defaultdict
 
 labels_path, repo, tree, stubs = sys.argv[1:5]
+spec = {}
+if len(sys.argv) > 5 and os.path.isfile(sys.argv[5]):
+    spec = json.load(open(sys.argv[5])).get(repo, {})
 SOURCES = (".cpp", ".cc", ".cxx")
 HEADERS = (".h", ".hpp", ".hh")
 DEFAULT_PATHS = ("/usr/include", "/usr/include/x86_64-linux-gnu",
-                 "/usr/local/include")
+                 "/usr/local/include", "/usr/lib/llvm-19/lib/clang/19/include")
 SKIP = {".git", "build", "third_party", "thirdparty", "external", "extern"}
 
 labelled = sorted({row.split("\t")[2]
@@ -38,14 +49,34 @@ labelled = sorted({row.split("\t")[2]
                    if row.split("\t")[0] == repo})
 
 
+def build_tree(folder):
+    """A build folder committed with the sources (CMake's, any name)."""
+    return os.path.isfile(os.path.join(folder, "CMakeCache.txt")) or \
+        os.path.isdir(os.path.join(folder, "CMakeFiles"))
+
+
 def walk(top, vendored=False):
     """Folders and their files; vendored code (third_party/) only when asked:
-    its headers are found, its units are not the project's."""
+    its headers are found, its units are not the project's. Build folders are
+    never the project's."""
     for folder, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and
-                         (vendored or d not in SKIP))
+                         (vendored or d not in SKIP) and
+                         not build_tree(os.path.join(folder, d)))
         yield folder, sorted(files)
 
+
+# A listed unit is a file of the program, as a labelled one is; and its extra
+# flags (per-unit flags of the list) go to its sub-project.
+listed = [(tu, []) if isinstance(tu, str) else (tu[0], tu[1])
+          for tu in spec.get("tus", [])]
+labelled = sorted(set(labelled) | {tu for tu, _ in listed})
+for rel, text in spec.get("stubs", {}).items():
+    path = os.path.join(stubs, rel)
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
 
 if os.environ.get("REALWORLD_ALL_SOURCES"):
     # bench/sweep.sh: every source of the repo, labelled or not, so that
@@ -133,6 +164,20 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+\.(?:h|hpp|hh))>)',
 
 def includes(text):
     return [quoted or bracketed for quoted, bracketed in INCLUDE.findall(text)]
+def listed_flags(unit):
+    """A listed unit's own flags; for another unit, those of the listed unit
+    nearest to it in the tree (the program it belongs to)."""
+    def shared(tu):
+        a, b = tu.split("/")[:-1], unit.split("/")[:-1]
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+    nearest = max(listed, key=lambda item: shared(item[0]), default=None)
+    return nearest[1] if nearest and shared(nearest[0]) > 0 or \
+        nearest and nearest[0] == unit else []
+
+
 entries = []
 seen = set()
 for project in sorted(projects):
@@ -206,12 +251,22 @@ for project in sorted(projects):
                     units += added
                     queue += added
     own_headers += extra_headers
-    std = standard(project)
-    flags = ["clang++", f"-std=c++{std}"] + torch_includes(std) + \
+    if spec:
+        std = int(spec.get("std", "c++17").split("++")[-1])
+        torch = torch_includes(20 if spec.get("torch2") else 17)
+    else:
+        std = standard(project)
+        torch = torch_includes(std)
+    flags = ["clang++", f"-std=c++{std}"] + torch + \
         ["-I/usr/include/opencv4", f"-I{stubs}", "-D_GLIBCXX_USE_CXX11_ABI=1"]
+    if spec:  # the list's flags first: they are what the project's build sets
+        flags += spec.get("inc", [])
     for folder in own_headers + shared_headers:
         flags.append("-I" + os.path.normpath(folder))
-    flags += ["-isystem" + d for d in system_headers]
+    # After the system's own folders: a folder of /usr/include that alone
+    # holds one header the code names must not shadow the others
+    # (/usr/include/linux has a stddef.h).
+    flags += ["-idirafter" + d for d in system_headers]
     if uses_pybind11:  # what pybind11's CMake package adds
         flags += ["-isystem" + sysconfig.get_paths()["include"]]
     for unit in units:
@@ -220,6 +275,7 @@ for project in sorted(projects):
             continue
         seen.add(unit)
         entries.append({"directory": os.path.abspath(tree), "file": unit,
-                        "arguments": flags + ["-I" + (os.path.dirname(unit) or "."),
+                        "arguments": flags + listed_flags(unit) +
+                        ["-I" + (os.path.dirname(unit) or "."),
                                               "-c", unit, "-o", "/dev/null"]})
 print(json.dumps(entries, indent=1))

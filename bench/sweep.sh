@@ -22,7 +22,7 @@ for entry in $(corpus_repos); do
   name=${entry%@*}; commit=${entry#*@}
   tree=$(corpus_tree "$name" "$commit") || continue
   REALWORLD_ALL_SOURCES=1 python3 "$root/bench/realworld_compdb.py" "$labels" "$name" \
-    "$tree" "$out/stubs" > "$out/sweep-$name.json"
+    "$tree" "$out/stubs" "$specs" > "$out/sweep-$name.json"
   start=$SECONDS
   "$torchlint" --format=json --checks='*' -j "$(nproc)" --timeout="$timeout" \
     --cache-dir="$out/sweep-cache" "$out/sweep-$name.json" \

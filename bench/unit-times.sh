@@ -29,7 +29,7 @@ for entry in $(corpus_repos); do
   [[ -z ${UNIT_TIMES_REPOS:-} || " $UNIT_TIMES_REPOS " == *" $name "* ]] || continue
   tree=$(corpus_tree "$name" "$commit") || continue
   REALWORLD_ALL_SOURCES=${UNIT_TIMES_ALL_SOURCES:-} python3 \
-    "$root/bench/realworld_compdb.py" "$labels" "$name" "$tree" "$out/stubs" \
+    "$root/bench/realworld_compdb.py" "$labels" "$name" "$tree" "$out/stubs" "$specs" \
     > "$out/times-$name.json"
 done
 
