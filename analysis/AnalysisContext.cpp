@@ -8,6 +8,7 @@
 #include "analysis/GradModeFlow.h"
 #include "analysis/ModuleLayers.h"
 #include "analysis/ModuleModes.h"
+#include "analysis/StepContext.h"
 #include "analysis/UnitIndex.h"
 
 #include "clang/AST/ASTContext.h"
@@ -70,9 +71,9 @@ Analysis &madeFor(std::unique_ptr<Analysis> &Slot, ASTContext &Ctx,
 } // namespace
 
 bool AnalysisContext::inCodeWithErrors(ASTContext &Ctx, SourceLocation Loc) {
-  return madeFor(Errors, Ctx, [&] {
-           return std::make_unique<CodeWithErrors>(Ctx, Code);
-         }).contains(Loc);
+  return madeFor(Errors, Ctx,
+                 [&] { return std::make_unique<CodeWithErrors>(Ctx, Code); })
+      .contains(Loc);
 }
 
 UnitIndex &AnalysisContext::unitIndex(ASTContext &Ctx) {
@@ -97,6 +98,20 @@ DeviceFlow &AnalysisContext::deviceFlowWithoutGpu(ASTContext &Ctx) {
     limit(Flow->cfgs());
     return Flow;
   });
+}
+
+StepContext &AnalysisContext::stepContext(ASTContext &Ctx) {
+  return madeFor(Steps, Ctx, [&] {
+    auto Made = std::make_unique<StepContext>(Ctx, Code, deviceFlow(Ctx));
+    Made->importSummaries(Imports);
+    return Made;
+  });
+}
+
+UnitSummary AnalysisContext::summarize(ASTContext &Ctx) {
+  UnitSummary Summary = deviceFlow(Ctx).summarize();
+  stepContext(Ctx).summarize(Summary, gradModeFlow(Ctx));
+  return Summary;
 }
 
 FunctionCfgCache &AnalysisContext::cfgs(ASTContext &Ctx) {

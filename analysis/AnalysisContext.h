@@ -39,7 +39,9 @@ class GradModeFlow;
 struct ImportedSummaries;
 class ModuleLayers;
 class ModuleModes;
+class StepContext;
 class UnitIndex;
+struct UnitSummary;
 
 /// Per translation unit: the shared analyses, the user-code filter and the
 /// sink. Analyses are built lazily, on the first rule that asks.
@@ -93,6 +95,12 @@ public:
   GradModeFlow &gradModeFlow(clang::ASTContext &Ctx);
   /// Which layers each module class holds.
   ModuleLayers &moduleLayers(clang::ASTContext &Ctx);
+  /// Which functions do step work, and which run on every step, through
+  /// calls and across units.
+  StepContext &stepContext(clang::ASTContext &Ctx);
+
+  /// What this unit tells the others of the program (after the rules ran).
+  UnitSummary summarize(clang::ASTContext &Ctx);
 
 private:
   class DistinctFindings : public FindingSink {
@@ -129,6 +137,7 @@ private:
   std::unique_ptr<FunctionCfgCache> LifetimeCfgs;
   std::unique_ptr<GradModeFlow> Recording;
   std::unique_ptr<ModuleLayers> Layers;
+  std::unique_ptr<StepContext> Steps;
 };
 
 } // namespace torchlint

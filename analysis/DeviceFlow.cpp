@@ -114,9 +114,8 @@ public:
     bool AllKnown =
         !Facts.empty() &&
         llvm::all_of(Facts, [](const DeviceFact &F) { return F.isKnown(); });
-    bool SomeGpu = llvm::any_of(Facts, [](const DeviceFact &F) {
-      return F.Kind != DeviceKind::CPU;
-    });
+    bool SomeGpu = llvm::any_of(
+        Facts, [](const DeviceFact &F) { return F.Kind != DeviceKind::CPU; });
     if (AllKnown && SomeGpu)
       mergeFacts(Deciding, Facts);
   }
@@ -862,6 +861,9 @@ FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
     if (Construct->getNumArgs() >= 1 &&
         api::isDeviceLike(Construct->getArg(0)->getType()))
       return evalDevice(A, S, Construct->getArg(0));
+    if (Construct->getNumArgs() >= 1 && api::isDevice(Construct->getType()) &&
+        api::isStringLike(Construct->getArg(0)->getType()))
+      return namedDevice(Construct->getArg(0), E);
     return unknown();
   }
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
@@ -880,6 +882,101 @@ FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
       if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
         return calleeReturn(A, S, Callee, parameterArgs(Call, Callee));
   return unknown();
+}
+
+namespace {
+/// Var is assigned, or handed by reference to something that may set it
+/// (a command-line parser binding the flag), in Body.
+bool setIn(const VarDecl *Var, const Stmt *Body) {
+  if (!Body)
+    return false;
+  auto Names = [&](const Expr *E) {
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(E));
+    return Ref && Ref->getDecl() == Var;
+  };
+  if (const auto *Op = dyn_cast<BinaryOperator>(Body))
+    if (Op->isAssignmentOp() && Names(Op->getLHS()))
+      return true;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Body))
+    if (Op->isAssignmentOp() && Op->getNumArgs() >= 1 && Names(Op->getArg(0)))
+      return true;
+  if (const auto *Call = dyn_cast<CallExpr>(Body))
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      for (unsigned I = 0; I < Call->getNumArgs() && I < Callee->getNumParams();
+           ++I) {
+        QualType T = Callee->getParamDecl(I)->getType();
+        if ((T->isReferenceType() || T->isPointerType()) &&
+            !T->getPointeeType().isConstQualified() && Names(Call->getArg(I)))
+          return true;
+      }
+  if (const auto *Address = dyn_cast<UnaryOperator>(Body))
+    if (Address->getOpcode() == UO_AddrOf && Names(Address->getSubExpr()))
+      return true;
+  for (const Stmt *Child : Body->children())
+    if (setIn(Var, Child))
+      return true;
+  return false;
+}
+
+/// The literal that names a device in text E: the literal itself, or the
+/// literal a local variable is initialized with and never set again; the
+/// leftmost literal of a concatenation (`"cuda:" + std::to_string(i)`).
+const StringLiteral *deviceText(const Expr *E, bool &Concatenated,
+                                const UnitIndex &Index) {
+  E = api::ignoreWrappers(E);
+  if (const StringLiteral *Literal = api::stringArgument(E))
+    return Literal;
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E))
+    if (Op->getOperator() == OO_Plus && Op->getNumArgs() == 2) {
+      Concatenated = true;
+      return deviceText(Op->getArg(0), Concatenated, Index);
+    }
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || isa<ParmVarDecl>(Var) || !Var->isLocalVarDecl() ||
+      !Var->getInit())
+    return nullptr;
+  const FunctionDecl *In = Index.enclosingFunction(Ref);
+  if (!Var->getType().isConstQualified() && (!In || setIn(Var, In->getBody())))
+    return nullptr;
+  return deviceText(Var->getInit(), Concatenated, Index);
+}
+} // namespace
+
+FactSet DeviceFlow::namedDevice(const Expr *Name, const Expr *Device) {
+  bool Concatenated = false;
+  if (const StringLiteral *Literal = deviceText(Name, Concatenated, Index)) {
+    llvm::StringRef Text = Literal->getString();
+    if (Concatenated && Text.starts_with("cuda"))
+      return single(DeviceKind::CUDA, Provenance::DeviceLiteral, Device,
+                    Literal);
+    std::optional<api::DeviceLiteral> L =
+        Concatenated ? std::nullopt : api::parseDeviceString(Text, Literal);
+    if (L && L->Kind != DeviceKind::Other) {
+      FactSet Facts =
+          single(L->Kind, Provenance::DeviceLiteral, Device, Literal);
+      Facts.front().Index = L->Index;
+      Facts.front().DeviceExpr = Device;
+      return Facts;
+    }
+    return unknown();
+  }
+  if (On != Machine::WithGpu)
+    return unknown();
+  // Text the program reads at run time: the GPU on the runs that name one.
+  DeviceFact Named;
+  Named.Kind = DeviceKind::CUDA;
+  Named.How = Provenance::NamedAtRunTime;
+  Named.RunTimeChoice = true;
+  Named.Origin = Device;
+  Named.DeviceExpr = Device;
+  const Expr *Bare = api::ignoreWrappers(Name);
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Bare))
+    Named.Symbol = Ref->getDecl();
+  else if (const auto *Member = dyn_cast_or_null<MemberExpr>(Bare))
+    Named.Symbol = Member->getMemberDecl();
+  Named.OriginDecl = Named.Symbol;
+  return FactSet{Named};
 }
 
 FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
@@ -904,6 +1001,9 @@ FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
       return evalOptions(A, S, First);
     if (api::isDeviceLike(First->getType()))
       return evalDevice(A, S, First);
+    // TensorOptions(device_name): x.to(std::string) converts through it.
+    if (api::isStringLike(First->getType()))
+      return namedDevice(First, E);
     return DefaultOptions(); // TensorOptions(kFloat), TensorOptions(kStrided)
   }
   if (const auto *Cond = dyn_cast<ConditionalOperator>(E))
@@ -1135,6 +1235,31 @@ FactSet DeviceFlow::dataLoaderFacts(const Expr *E) {
   return single(DeviceKind::CPU, Provenance::DataLoader, E);
 }
 
+namespace {
+/// For the iterator of a range-for (`*__begin1`), the sequence it walks:
+/// `for (auto &p : model->parameters())` reads the module's tensors.
+const Expr *rangeOfLoopIterator(const Expr *Iterator) {
+  auto InitOf = [](const Expr *E) -> const Expr * {
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(E));
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    return Var && Var->isImplicit() ? Var->getInit() : nullptr;
+  };
+  const Expr *Begin = api::ignoreWrappers(InitOf(Iterator));
+  const Expr *Range = nullptr;
+  if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(Begin))
+    Range = Member->getImplicitObjectArgument();
+  else if (const auto *Call = dyn_cast_or_null<CallExpr>(Begin);
+           Call && Call->getNumArgs() == 1)
+    Range = Call->getArg(0);
+  if (!Range)
+    return nullptr;
+  // The range itself is held in an implicit variable (`__range1`).
+  if (const Expr *Held = InitOf(Range))
+    Range = Held;
+  return api::carriesTensors(Range->getType()) ? Range : nullptr;
+}
+} // namespace
+
 FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
   EvalDepth Guard(EvalNesting);
   if (Guard.exceeded())
@@ -1196,6 +1321,20 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       return eval(A, S, Object);
     if (api::isModuleCall(Member))
       return moduleOutput(A, S, Member);
+    // model->parameters(), model->buffers(): the module's tensors, where it
+    // is. Only where that is one device: what is read off a module moved on
+    // some paths only (`torch::randn(n, model->parameters()[0].device())`)
+    // goes where the module went, which separate facts cannot say.
+    if (Object && MD && MD->getDeclName().isIdentifier() &&
+        (MD->getName() == "parameters" || MD->getName() == "buffers") &&
+        api::isTensorSequence(Member->getType()) &&
+        api::moduleClassOf(api::withoutArrow(Object)->getType())) {
+      FactSet Module = eval(A, S, api::withoutArrow(Object));
+      llvm::SmallSet<int, 2> Kinds;
+      for (const DeviceFact &F : Module)
+        Kinds.insert(F.isKnown() ? static_cast<int>(F.Kind) : -1);
+      return Kinds.size() == 1 && !Kinds.count(-1) ? Module : unknown();
+    }
     if (api::isTensorMethod(MD)) {
       llvm::StringRef Name = MD->getName();
       if (Name == "to" && Member->getNumArgs() >= 1) {
@@ -1269,6 +1408,8 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     if (Kind == OO_Star && Op->getNumArgs() == 1) {
       if (api::isDataLoaderValue(Op->getType()))
         return dataLoaderFacts(Op);
+      if (const Expr *Range = rangeOfLoopIterator(Op->getArg(0)))
+        return eval(A, S, Range);
       return eval(A, S, Op->getArg(0));
     }
     if (Kind == OO_Equal && Op->getNumArgs() == 2)
@@ -1875,7 +2016,8 @@ RemoteFact DeviceFlow::toRemote(const DeviceFact &F) {
   // it where it is moved or made.
   bool Chosen = F.How == Provenance::DeviceLiteral ||
                 F.How == Provenance::Unknown ||
-                F.How == Provenance::ChosenByCaller;
+                F.How == Provenance::ChosenByCaller ||
+                F.How == Provenance::NamedAtRunTime;
   if (F.Remote)
     R.Where = *F.Remote;
   else if (F.isKnown())

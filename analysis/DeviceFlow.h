@@ -72,9 +72,10 @@ enum class Provenance : unsigned char {
   ModuleOutput,   ///< the result of running a module
   ChosenByCaller, ///< a device parameter that no caller in the unit sets
   ModuleLoaded,   ///< torch::jit::load(path, device)
+  NamedAtRunTime, ///< a device named by text the program reads at run time
 };
 /// The last enumerator, for readers of serialized facts.
-constexpr Provenance LastProvenance = Provenance::ModuleLoaded;
+constexpr Provenance LastProvenance = Provenance::NamedAtRunTime;
 
 /// One possibility for where a value lives.
 struct DeviceFact {
@@ -159,6 +160,10 @@ public:
   UnitSummary summarize();
   using CallSite = UnitIndex::CallSite;
 
+  /// The name that identifies a function in every unit (its mangled name),
+  /// if other units can call it: the key of the summaries.
+  std::optional<std::string> linkName(const clang::FunctionDecl *FD);
+
 private:
   struct Analysis;
   struct Lattice;
@@ -201,6 +206,10 @@ private:
   FactSet evalDeclRef(Analysis &A, const State &S, const clang::ValueDecl *D);
   FactSet evalDevice(Analysis &A, const State &S, const clang::Expr *E);
   FactSet evalOptions(Analysis &A, const State &S, const clang::Expr *E);
+  /// Device(Name) for text Name: the device a literal (or a variable only
+  /// ever set to one) names; `"cuda:" + index` is a GPU; text read at run
+  /// time (a flag, a configuration) is a GPU on the runs that name one.
+  FactSet namedDevice(const clang::Expr *Name, const clang::Expr *Device);
   FactSet calleeReturn(Analysis &A, const State &S,
                        const clang::FunctionDecl *Callee,
                        llvm::ArrayRef<const clang::Expr *> Args);
@@ -230,9 +239,6 @@ private:
                                    const clang::FunctionDecl *Callee,
                                    llvm::ArrayRef<const clang::Expr *> Args);
 
-  /// Summaries: the name that identifies a function in every unit (its
-  /// mangled name), if other units can call it.
-  std::optional<std::string> linkName(const clang::FunctionDecl *FD);
   /// What the other units pass for Param of a function of this unit.
   std::optional<FactSet> importedCallerFacts(const clang::ParmVarDecl *Param);
   /// What Callee, defined in another unit, returns for these arguments.

@@ -4,6 +4,7 @@
 
 #include "analysis/DeviceFlow.h"
 #include "analysis/GradModeFlow.h"
+#include "analysis/StepContext.h"
 #include "api/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
@@ -225,8 +226,8 @@ bool mayHoldTensorAt(QualType T, unsigned Depth) {
 }
 
 bool callersDisableGradients(const FunctionDecl *FD, DeviceFlow &Flow,
-                             GradModeFlow &Recording, unsigned Depth,
-                             std::optional<bool> &Result) {
+                             GradModeFlow &Recording, StepContext *Steps,
+                             unsigned Depth, std::optional<bool> &Result) {
   if (Flow.index().lambdaOrigin(FD))
     return false;
   std::optional<llvm::ArrayRef<DeviceFlow::CallSite>> Sites =
@@ -234,7 +235,9 @@ bool callersDisableGradients(const FunctionDecl *FD, DeviceFlow &Flow,
   if (!Sites)
     return false;
   if (Sites->empty()) {
-    Result = false;
+    std::optional<bool> Elsewhere =
+        Steps ? Steps->gradOffInCallersElsewhere(FD) : std::nullopt;
+    Result = Elsewhere.value_or(false);
     return true;
   }
   for (const DeviceFlow::CallSite &Site : *Sites) {
@@ -242,7 +245,7 @@ bool callersDisableGradients(const FunctionDecl *FD, DeviceFlow &Flow,
       continue;
     std::optional<bool> Outer;
     if (Depth < MaxCallDepth && Site.Caller &&
-        callersDisableGradients(Site.Caller, Flow, Recording, Depth + 1,
+        callersDisableGradients(Site.Caller, Flow, Recording, Steps, Depth + 1,
                                 Outer) &&
         Outer == true)
       continue;
@@ -283,9 +286,10 @@ GradSetting::Kind guardEffect(const VarDecl *Var, ASTContext &Ctx) {
 
 std::optional<bool> gradDisabledInCallers(const FunctionDecl *FD,
                                           DeviceFlow &Flow,
-                                          GradModeFlow &Recording) {
+                                          GradModeFlow &Recording,
+                                          StepContext *Steps) {
   std::optional<bool> Result;
-  if (!FD || !callersDisableGradients(FD, Flow, Recording, 0, Result))
+  if (!FD || !callersDisableGradients(FD, Flow, Recording, Steps, 0, Result))
     return std::nullopt;
   return Result;
 }

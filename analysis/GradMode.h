@@ -30,6 +30,7 @@ class VarDecl;
 namespace torchlint {
 
 class DeviceFlow;
+class StepContext;
 class GradModeFlow;
 
 /// What S's function says about recording at S: what the guards alive and
@@ -66,10 +67,12 @@ std::optional<std::optional<bool>> gradModeSwitch(const clang::Stmt *S,
 
 /// Every call of FD (through a few callers) has recording turned off. Nullopt
 /// when FD's callers are not all known: its address is taken, or it is a
-/// lambda.
+/// lambda. A function with no caller in the unit has those of other units,
+/// which Steps tells where given (else it is taken to record).
 std::optional<bool> gradDisabledInCallers(const clang::FunctionDecl *FD,
                                           DeviceFlow &Flow,
-                                          GradModeFlow &Recording);
+                                          GradModeFlow &Recording,
+                                          StepContext *Steps = nullptr);
 
 /// The first call in S that needs the recorded graph: a backward pass,
 /// torch::autograd::grad, an optimizer's step or zero_grad, reading .grad(),

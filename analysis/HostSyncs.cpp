@@ -4,6 +4,7 @@
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
 
@@ -21,6 +22,8 @@ llvm::StringRef formName(HostSync::Form How) {
     return "print";
   case HostSync::Form::Synchronize:
     return "synchronize";
+  case HostSync::Form::Hidden:
+    return "hidden";
   }
   return "";
 }
@@ -42,6 +45,15 @@ bool isDeviceSynchronization(const FunctionDecl *FD) {
   return MD && FD->getName() == "synchronize" &&
          api::isInTorchNamespace(MD->getParent());
 }
+/// Operations that wait for their operand's values before they return:
+/// their result's size depends on them, or they answer on the host.
+bool waitsForValues(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("nonzero", "nonzero_numpy", "argwhere", "masked_select", true)
+      .Cases("unique", "unique_consecutive", "unique_dim", "_unique", true)
+      .Cases("_unique2", "equal", "allclose", "is_nonzero", true)
+      .Default(false);
+}
 } // namespace
 
 std::optional<HostSync> hostSyncAt(const Expr *E, DeviceFlow &Flow) {
@@ -57,6 +69,8 @@ std::optional<HostSync> hostSyncAt(const Expr *E, DeviceFlow &Flow) {
       return HostSync{HostSync::Form::Item, Tensor, "item"};
     if (Name == "cpu")
       return HostSync{HostSync::Form::Cpu, Tensor, "cpu"};
+    if (waitsForValues(Name))
+      return HostSync{HostSync::Form::Hidden, Tensor, MD->getName()};
     if (Name != "to" || Call->getNumArgs() < 1 ||
         !api::isDeviceLike(Call->getArg(0)->getType()))
       return std::nullopt;
@@ -74,10 +88,22 @@ std::optional<HostSync> hostSyncAt(const Expr *E, DeviceFlow &Flow) {
       return std::nullopt;
     return HostSync{HostSync::Form::Print, Print->getArg(1), "operator<<"};
   }
-  if (const auto *Call = dyn_cast<CallExpr>(E))
-    if (isDeviceSynchronization(Call->getDirectCallee()))
-      return HostSync{HostSync::Form::Synchronize, nullptr,
-                      Call->getDirectCallee()->getName()};
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (isDeviceSynchronization(Callee))
+      return HostSync{HostSync::Form::Synchronize, nullptr, Callee->getName()};
+    llvm::StringRef Name = isa<CXXMethodDecl>(Callee)
+                               ? llvm::StringRef()
+                               : api::torchFunctionName(Callee);
+    if (Name.empty() || Call->getNumArgs() < 1)
+      return std::nullopt;
+    // torch::where(condition) is nonzero(); with three arguments it is not.
+    bool WhereOfCondition =
+        Name == "where" &&
+        (Call->getNumArgs() == 1 || isa<CXXDefaultArgExpr>(Call->getArg(1)));
+    if (waitsForValues(Name) || WhereOfCondition || Name == "clip_grad_norm_")
+      return HostSync{HostSync::Form::Hidden, Call->getArg(0), Name};
+  }
   return std::nullopt;
 }
 

@@ -1,9 +1,11 @@
 //===--- HostSyncs.h - Where the host waits for the GPU ---------*- C++ -*-===//
 //
 // The host waits for queued GPU work at a few places: reading a GPU tensor's
-// value (.item(), .cpu(), .to(kCPU), printing it) and synchronizing
-// explicitly (torch::cuda::synchronize(), cudaDeviceSynchronize(), a stream
-// or event's synchronize()). The rule about syncs on every step and the rule
+// value (.item(), .cpu(), .to(kCPU), printing it), synchronizing explicitly
+// (torch::cuda::synchronize(), cudaDeviceSynchronize(), a stream or event's
+// synchronize()), and the operations that must see the values before they
+// can return (nonzero(), masked_select(), unique(), equal(),
+// clip_grad_norm_()). The rule about syncs on every step and the rule
 // about timing GPU work both ask for them.
 //
 //===----------------------------------------------------------------------===//
@@ -25,11 +27,16 @@ namespace torchlint {
 
 struct HostSync {
   enum class Form {
-    Item,       ///< tensor.item()
-    Cpu,        ///< tensor.cpu()
-    ToCpu,      ///< tensor.to(kCPU)
-    Print,      ///< os << tensor
-    Synchronize ///< an explicit synchronization of the device
+    Item,        ///< tensor.item()
+    Cpu,         ///< tensor.cpu()
+    ToCpu,       ///< tensor.to(kCPU)
+    Print,       ///< os << tensor
+    Synchronize, ///< an explicit synchronization of the device
+    /// An operation that waits for its operand's values: one whose result's
+    /// size depends on them (nonzero, masked_select, unique, where(cond)),
+    /// one that answers on the host (equal, allclose, is_nonzero), or
+    /// clip_grad_norm_, which returns the total norm as a host double.
+    Hidden
   };
   Form How;
   /// The tensor whose value is read; null for an explicit synchronization.
@@ -39,7 +46,7 @@ struct HostSync {
 };
 
 /// The recipe's and the messages' name of the form: item, cpu, to-cpu,
-/// print, synchronize.
+/// print, synchronize, hidden.
 llvm::StringRef formName(HostSync::Form How);
 
 /// E as a place where the host may wait for the device: one of the forms

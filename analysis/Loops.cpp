@@ -1,6 +1,7 @@
 #include "analysis/Loops.h"
 
 #include "analysis/DeviceFlow.h"
+#include "analysis/StepContext.h"
 #include "api/TorchApi.h"
 #include "core/UserCode.h"
 
@@ -97,42 +98,21 @@ const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
   return nullptr;
 }
 
-Repetition repetitionOf(const Stmt *S, DeviceFlow &Flow) {
-  return repetitionThroughCalls(S, Flow, 0);
+Repetition repetitionOf(const Stmt *S, DeviceFlow &Flow, StepContext *Steps) {
+  Repetition Found = repetitionThroughCalls(S, Flow, 0);
+  if (Found || !Steps)
+    return Found;
+  StepContext::PerStep Called =
+      Steps->perStepThroughCallers(Flow.index().enclosingFunction(S));
+  if (Called) {
+    Found.Loop = Called.Loop;
+    Found.Call = Called.Call;
+    Found.Elsewhere = !Called.Loop;
+  }
+  return Found;
 }
 
 namespace {
-bool isLoop(const Stmt *S) {
-  return isa<ForStmt>(S) || isa<CXXForRangeStmt>(S) || isa<WhileStmt>(S) ||
-         isa<DoStmt>(S);
-}
-
-/// Finds the work of a training or evaluation step, and whether it is in a
-/// loop nested in the traversed statement.
-class StepWorkFinder : public RecursiveASTVisitor<StepWorkFinder> {
-public:
-  bool TraverseStmt(Stmt *S) {
-    if (!S)
-      return true;
-    bool Loop = isLoop(S);
-    Nesting += Loop;
-    bool Result = RecursiveASTVisitor::TraverseStmt(S);
-    Nesting -= Loop;
-    return Result;
-  }
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (api::isModuleCall(Call) || api::isBackwardCall(Call) ||
-        api::isOptimizerCall(Call))
-      (Nesting > 0 ? Nested : Direct) = true;
-    return true;
-  }
-  bool Direct = false;
-  bool Nested = false;
-  /// Counts the traversed loop itself.
-  int Nesting = 0;
-};
-
 bool hasModulo(const Stmt *S) {
   if (!S)
     return false;
@@ -174,30 +154,6 @@ bool walkUpTo(
   return false;
 }
 
-LoopRole roleOf(const Stmt *Loop) {
-  StepWorkFinder Finder;
-  Finder.Nesting = -1; // the loop itself is not nested in itself
-  Finder.TraverseStmt(const_cast<Stmt *>(Loop));
-  if (Finder.Direct)
-    return LoopRole::Step;
-  return Finder.Nested ? LoopRole::Epoch : LoopRole::Other;
-}
-
-const Stmt *stepLoopAround(const Stmt *Loop, ASTContext &Ctx) {
-  for (unsigned Depth = 0; Loop && Depth < 8; ++Depth) {
-    switch (roleOf(Loop)) {
-    case LoopRole::Step:
-      return Loop;
-    case LoopRole::Epoch:
-      return nullptr;
-    case LoopRole::Other:
-      Loop = enclosingLoop(Loop, Ctx);
-      break;
-    }
-  }
-  return nullptr;
-}
-
 namespace {
 /// The first backward() in a function body, and whether it is in a loop;
 /// calls of the user's functions are looked into Depth more levels.
@@ -207,8 +163,7 @@ public:
       : Ctx(Ctx), Code(Code), Depth(Depth) {}
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool VisitCallExpr(CallExpr *Call) {
-    if (const CallExpr *Backward =
-            repeatedBackward(Call, Ctx, Code, Depth)) {
+    if (const CallExpr *Backward = repeatedBackward(Call, Ctx, Code, Depth)) {
       Found = Backward;
       return false;
     }
@@ -244,14 +199,6 @@ const CallExpr *repeatedBackward(const Stmt *S, ASTContext &Ctx,
   if (Finder.Found)
     return Finder.Found;
   return Finder.Any && enclosingLoop(Call, Ctx) ? Finder.Any : nullptr;
-}
-
-bool runsStep(const FunctionDecl *Function) {
-  if (!Function || !Function->getBody())
-    return false;
-  StepWorkFinder Finder;
-  Finder.TraverseStmt(Function->getBody());
-  return Finder.Direct;
 }
 
 bool inPeriodicBranch(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {

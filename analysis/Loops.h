@@ -23,6 +23,7 @@ class Stmt;
 namespace torchlint {
 
 class DeviceFlow;
+class StepContext;
 class UserCode;
 
 /// The innermost loop of S's function (for, range-for, while, do) that runs
@@ -31,30 +32,28 @@ class UserCode;
 const clang::Stmt *enclosingLoop(const clang::Stmt *S, clang::ASTContext &Ctx);
 
 /// Where S repeats: a loop around it, or a loop around a call of its function
-/// (through a few calls).
+/// (through a few calls); or, where Steps is given, a step loop that calls
+/// its function, in this unit through any number of calls or in another.
 struct Repetition {
+  /// The loop; null when it is in another unit.
   const clang::Stmt *Loop = nullptr;
   /// The call, in the loop, that leads to S; null when the loop is in S's own
-  /// function.
-  const clang::Expr *Call = nullptr;
-  explicit operator bool() const { return Loop != nullptr; }
+  /// function or in another unit.
+  const clang::Stmt *Call = nullptr;
+  /// Another unit calls S's function on every step.
+  bool Elsewhere = false;
+  explicit operator bool() const { return Loop != nullptr || Elsewhere; }
 };
-Repetition repetitionOf(const clang::Stmt *S, DeviceFlow &Flow);
+Repetition repetitionOf(const clang::Stmt *S, DeviceFlow &Flow,
+                        StepContext *Steps = nullptr);
 
-/// What one iteration of a loop does for training or evaluation.
+/// What one iteration of a loop does for training or evaluation
+/// (StepContext::roleOf tells, through calls).
 enum class LoopRole {
   Other, ///< no module, backward() or optimizer step in sight
   Step,  ///< its body runs a module, backward() or an optimizer step
   Epoch, ///< only loops nested in it do: it runs once per epoch
 };
-LoopRole roleOf(const clang::Stmt *Loop);
-
-/// The training or evaluation step loop that runs Loop's body on each of its
-/// iterations: Loop itself when it is one, else the nearest loop around it
-/// that is, through loops that do no step work of their own (a loop over the
-/// samples of a batch). Null when an epoch loop, or nothing, comes first.
-const clang::Stmt *stepLoopAround(const clang::Stmt *Loop,
-                                  clang::ASTContext &Ctx);
 
 /// The backward() that S runs on every iteration of a training loop: S
 /// itself, a backward() call inside a loop; or, when S calls a user function
@@ -64,10 +63,6 @@ const clang::CallExpr *repeatedBackward(const clang::Stmt *S,
                                         clang::ASTContext &Ctx,
                                         const UserCode &Code,
                                         unsigned Depth = 2);
-
-/// Something in Function's body (outside loops) runs a module, backward() or
-/// an optimizer step: a training or evaluation step when a loop calls it.
-bool runsStep(const clang::FunctionDecl *Function);
 
 /// Calls Visit(Parent, Child) for each statement above S, through
 /// declarations, up to Loop included; true as soon as Visit returns true.

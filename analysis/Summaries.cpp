@@ -2,7 +2,10 @@
 
 #include "analysis/DeviceFlow.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 namespace torchlint {
@@ -84,6 +87,139 @@ ImportedSummaries importsFor(size_t Self,
     }
     if (Called)
       Result.Callers[Name] = std::move(Passed);
+  }
+  // Step work and per-step calls follow the units' calls into each other,
+  // each call resolved from the unit that makes it.
+  using Key = std::pair<size_t, std::string>; // definer, function
+  std::map<Key, StepWork> Work;
+  std::set<Key> Visiting;
+  std::function<StepWork(size_t, const std::string &)> WorkOf =
+      [&](size_t Unit, const std::string &Name) {
+        Key K{Unit, Name};
+        if (auto It = Work.find(K); It != Work.end())
+          return It->second;
+        if (!Visiting.insert(K).second)
+          return StepWork::None;
+        StepWork What = StepWork::None;
+        if (auto It = All[Unit]->Work.find(Name); It != All[Unit]->Work.end())
+          What = It->second;
+        if (auto It = All[Unit]->CallsOut.find(Name);
+            It != All[Unit]->CallsOut.end())
+          for (const UnitSummary::OutCall &Call : It->second) {
+            if (What == StepWork::Step)
+              break;
+            std::optional<size_t> Callee = DefinerFor(Unit, Call.Callee);
+            StepWork Called =
+                Callee ? WorkOf(*Callee, Call.Callee) : StepWork::None;
+            if (Called == StepWork::Step && !Call.InLoop)
+              What = StepWork::Step;
+            else if (Called != StepWork::None)
+              What = StepWork::Loop;
+          }
+        Visiting.erase(K);
+        Work[K] = What;
+        return What;
+      };
+  for (const std::string &Name : All[Self]->AskedWork)
+    if (std::optional<size_t> Definer = DefinerFor(Self, Name))
+      if (StepWork What = WorkOf(*Definer, Name); What != StepWork::None)
+        Result.Work[Name] = What;
+
+  std::map<Key, bool> PerStep;
+  std::function<bool(size_t, const std::string &)> RunsPerStep =
+      [&](size_t Definer, const std::string &Name) {
+        Key K{Definer, Name};
+        if (auto It = PerStep.find(K); It != PerStep.end())
+          return It->second;
+        if (!Visiting.insert(K).second)
+          return false;
+        bool Found = false;
+        for (size_t Caller = 0; Caller < All.size() && !Found; ++Caller) {
+          if (Caller == Definer || !All[Caller] ||
+              DefinerFor(Caller, Name) != Definer)
+            continue;
+          if (All[Caller]->CallsPerStep.count(Name)) {
+            Found = true;
+            break;
+          }
+          for (const auto &[From, Calls] : All[Caller]->CallsOut)
+            if (llvm::any_of(Calls,
+                             [&](const UnitSummary::OutCall &Call) {
+                               return Call.Callee == Name;
+                             }) &&
+                RunsPerStep(Caller, From)) {
+              Found = true;
+              break;
+            }
+        }
+        Visiting.erase(K);
+        PerStep[K] = Found;
+        return Found;
+      };
+  for (const std::string &Name : All[Self]->AskedPerStep)
+    if (RunsPerStep(Self, Name))
+      Result.CalledPerStep.insert(Name);
+
+  // Recording is off in every call from other units: at the call, or in all
+  // the calls of the caller in turn.
+  std::map<Key, bool> GradOff;
+  std::function<bool(size_t, const std::string &)> AllCallsGradOff =
+      [&](size_t Definer, const std::string &Name) {
+        Key K{Definer, Name};
+        if (auto It = GradOff.find(K); It != GradOff.end())
+          return It->second;
+        if (!Visiting.insert(K).second)
+          return false;
+        bool Called = false, Off = true;
+        for (size_t Caller = 0; Caller < All.size() && Off; ++Caller) {
+          if (Caller == Definer || !All[Caller] ||
+              DefinerFor(Caller, Name) != Definer)
+            continue;
+          for (const auto &[From, Calls] : All[Caller]->CallsOut)
+            for (const UnitSummary::OutCall &Call : Calls) {
+              if (Call.Callee != Name)
+                continue;
+              Called = true;
+              using Grad = UnitSummary::OutCall::Grad;
+              if (Call.Recording == Grad::On ||
+                  (Call.Recording == Grad::Inherited &&
+                   !AllCallsGradOff(Caller, From)))
+                Off = false;
+            }
+        }
+        Visiting.erase(K);
+        return GradOff[K] = Called && Off;
+      };
+  for (const std::string &Name : All[Self]->AskedGrad)
+    if (AllCallsGradOff(Self, Name))
+      Result.GradOffInCallers.insert(Name);
+
+  // The program: the units connected to Self through the calls they make.
+  if (All[Self]->AskedTraining) {
+    std::vector<size_t> Group(All.size());
+    for (size_t I = 0; I < All.size(); ++I)
+      Group[I] = I;
+    std::function<size_t(size_t)> Find = [&](size_t I) {
+      return Group[I] == I ? I : Group[I] = Find(Group[I]);
+    };
+    for (size_t U = 0; U < All.size(); ++U) {
+      if (!All[U])
+        continue;
+      std::set<std::string> Named = All[U]->AskedReturns;
+      Named.insert(All[U]->AskedWork.begin(), All[U]->AskedWork.end());
+      for (const auto &[Name, Passed] : All[U]->Passes)
+        Named.insert(Name);
+      for (const auto &[From, Calls] : All[U]->CallsOut)
+        for (const UnitSummary::OutCall &Call : Calls)
+          Named.insert(Call.Callee);
+      for (const std::string &Name : Named)
+        if (std::optional<size_t> V = DefinerFor(U, Name))
+          Group[Find(U)] = Find(*V);
+    }
+    bool Trains = false;
+    for (size_t U = 0; U < All.size(); ++U)
+      Trains |= U != Self && All[U] && All[U]->Trains && Find(U) == Find(Self);
+    Result.OthersTrain = Trains;
   }
   return Result;
 }
@@ -177,19 +313,85 @@ std::map<std::string, ReturnSummary> returnsFromJson(const nlohmann::json &J) {
   }
   return Returns;
 }
+nlohmann::json
+callsOutToJson(const std::map<std::string, std::set<UnitSummary::OutCall>> &C) {
+  nlohmann::json J = nlohmann::json::object();
+  for (const auto &[Name, Calls] : C) {
+    nlohmann::json List = nlohmann::json::array();
+    for (const UnitSummary::OutCall &Call : Calls)
+      List.push_back({{"callee", Call.Callee},
+                      {"inLoop", Call.InLoop},
+                      {"grad", static_cast<int>(Call.Recording)}});
+    J[Name] = std::move(List);
+  }
+  return J;
+}
+
+std::map<std::string, std::set<UnitSummary::OutCall>>
+callsOutFromJson(const nlohmann::json &J) {
+  std::map<std::string, std::set<UnitSummary::OutCall>> C;
+  for (const auto &[Name, List] :
+       J.get_ref<const nlohmann::json::object_t &>()) {
+    std::set<UnitSummary::OutCall> &Calls = C[Name];
+    for (const nlohmann::json &Call :
+         List.get_ref<const nlohmann::json::array_t &>()) {
+      int Grad = Call.at("grad").get<int>();
+      if (Grad < 0 || Grad > 2)
+        throw nlohmann::json::other_error::create(501, "grad out of range",
+                                                  &Call);
+      Calls.insert({Call.at("callee").get<std::string>(),
+                    Call.at("inLoop").get<bool>(),
+                    static_cast<UnitSummary::OutCall::Grad>(Grad)});
+    }
+  }
+  return C;
+}
+
+nlohmann::json workToJson(const std::map<std::string, StepWork> &Work) {
+  nlohmann::json J = nlohmann::json::object();
+  for (const auto &[Name, What] : Work)
+    J[Name] = What == StepWork::Step ? "step" : "loop";
+  return J;
+}
+
+std::map<std::string, StepWork> workFromJson(const nlohmann::json &J) {
+  std::map<std::string, StepWork> Work;
+  for (const auto &[Name, Value] :
+       J.get_ref<const nlohmann::json::object_t &>()) {
+    const std::string &What = Value.get_ref<const std::string &>();
+    if (What != "step" && What != "loop")
+      throw nlohmann::json::other_error::create(501, "unknown step work",
+                                                &Value);
+    Work[Name] = What == "step" ? StepWork::Step : StepWork::Loop;
+  }
+  return Work;
+}
 } // namespace
 
 nlohmann::json toJson(const UnitSummary &S) {
   return {{"passes", passesToJson(S.Passes)},
           {"returns", returnsToJson(S.Returns)},
           {"defines", S.Defines},
+          {"work", workToJson(S.Work)},
+          {"callsOut", callsOutToJson(S.CallsOut)},
+          {"callsPerStep", S.CallsPerStep},
           {"askedCallers", S.AskedCallers},
-          {"askedReturns", S.AskedReturns}};
+          {"askedReturns", S.AskedReturns},
+          {"askedWork", S.AskedWork},
+          {"askedPerStep", S.AskedPerStep},
+          {"askedGrad", S.AskedGrad},
+          {"trains", S.Trains},
+          {"askedTraining", S.AskedTraining}};
 }
 
 nlohmann::json toJson(const ImportedSummaries &S) {
   return {{"callers", passesToJson(S.Callers)},
-          {"returns", returnsToJson(S.Returns)}};
+          {"returns", returnsToJson(S.Returns)},
+          {"work", workToJson(S.Work)},
+          {"calledPerStep", S.CalledPerStep},
+          {"gradOffInCallers", S.GradOffInCallers},
+          {"othersTrain", S.OthersTrain ? nlohmann::json(*S.OthersTrain)
+                                        : nlohmann::json(nullptr)}};
 }
 
 UnitSummary unitSummaryFromJson(const nlohmann::json &J) {
@@ -197,8 +399,16 @@ UnitSummary unitSummaryFromJson(const nlohmann::json &J) {
   S.Passes = passesFromJson(J.at("passes"));
   S.Returns = returnsFromJson(J.at("returns"));
   S.Defines = J.at("defines").get<std::set<std::string>>();
+  S.Work = workFromJson(J.at("work"));
+  S.CallsOut = callsOutFromJson(J.at("callsOut"));
+  S.CallsPerStep = J.at("callsPerStep").get<std::set<std::string>>();
   S.AskedCallers = J.at("askedCallers").get<std::set<std::string>>();
   S.AskedReturns = J.at("askedReturns").get<std::set<std::string>>();
+  S.AskedWork = J.at("askedWork").get<std::set<std::string>>();
+  S.AskedPerStep = J.at("askedPerStep").get<std::set<std::string>>();
+  S.AskedGrad = J.at("askedGrad").get<std::set<std::string>>();
+  S.Trains = J.at("trains").get<bool>();
+  S.AskedTraining = J.at("askedTraining").get<bool>();
   return S;
 }
 
@@ -206,6 +416,11 @@ ImportedSummaries importedSummariesFromJson(const nlohmann::json &J) {
   ImportedSummaries S;
   S.Callers = passesFromJson(J.at("callers"));
   S.Returns = returnsFromJson(J.at("returns"));
+  S.Work = workFromJson(J.at("work"));
+  S.CalledPerStep = J.at("calledPerStep").get<std::set<std::string>>();
+  S.GradOffInCallers = J.at("gradOffInCallers").get<std::set<std::string>>();
+  if (!J.at("othersTrain").is_null())
+    S.OthersTrain = J.at("othersTrain").get<bool>();
   return S;
 }
 

@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace torchlint {
@@ -54,6 +55,12 @@ struct ReturnSummary {
   }
 };
 
+/// What a function does of a training or inference step: nothing, one step
+/// per call (a module run, a backward pass or an optimizer step outside its
+/// own loops), or steps only inside loops of its own (a call of it is an
+/// epoch, or a whole run).
+enum class StepWork : unsigned char { None, Step, Loop };
+
 /// Keyed by the function's mangled name.
 struct UnitSummary {
   /// For each function the unit calls but does not define: per parameter,
@@ -65,11 +72,46 @@ struct UnitSummary {
   /// The functions it defines that take or return a device, a tensor or a
   /// module: which unit a call resolves to.
   std::set<std::string> Defines;
+  /// For the functions it defines that do step work: what they do, as far
+  /// as this unit sees (their bodies, and the functions of this unit they
+  /// call).
+  std::map<std::string, StepWork> Work;
+  /// A call from a function it defines to a function of another unit, and
+  /// whether the call is inside a loop of the caller: the edges along which
+  /// step work and per-step calls cross units, followed by importsFor.
+  struct OutCall {
+    std::string Callee;
+    bool InLoop = false;
+    /// Whether autograd records at the call: off, on, or as the caller's
+    /// own callers in other units leave it (the caller has none here).
+    enum class Grad : unsigned char { Inherited, Off, On };
+    Grad Recording = Grad::Inherited;
+    bool operator<(const OutCall &O) const {
+      return std::tie(Callee, InLoop, Recording) <
+             std::tie(O.Callee, O.InLoop, O.Recording);
+    }
+    bool operator==(const OutCall &O) const {
+      return !(*this < O) && !(O < *this);
+    }
+  };
+  std::map<std::string, std::set<OutCall>> CallsOut;
+  /// The functions it calls without a definition on every step of a loop
+  /// (in a step loop, or in a function that is itself called per step).
+  std::set<std::string> CallsPerStep;
   /// What the analysis looked for, and only that can change what it finds:
-  /// the arguments other units pass to functions it defines, and what
-  /// functions it calls without a definition return.
+  /// the arguments other units pass to functions it defines, what functions
+  /// it calls without a definition return and what step work they do, and
+  /// whether other units call functions it defines on every step.
   std::set<std::string> AskedCallers;
   std::set<std::string> AskedReturns;
+  std::set<std::string> AskedWork;
+  std::set<std::string> AskedPerStep;
+  /// Whether autograd records when other units call these functions.
+  std::set<std::string> AskedGrad;
+  /// The unit runs a backward pass or an optimizer step somewhere.
+  bool Trains = false;
+  /// Whether the rest of the program trains.
+  bool AskedTraining = false;
 };
 
 /// What a unit is given of the others' summaries: only what it asked for.
@@ -78,10 +120,30 @@ struct ImportedSummaries {
   std::map<std::string, std::vector<RemoteFacts>> Callers;
   /// For the functions it calls without a definition.
   std::map<std::string, ReturnSummary> Returns;
+  /// The step work of the functions it calls without a definition, where
+  /// they do some: their own, and that of the functions they call in other
+  /// units in turn.
+  std::map<std::string, StepWork> Work;
+  /// The functions it defines that run on every step of another unit's loop:
+  /// called from one, or from a function that runs on every step, through
+  /// any number of units.
+  std::set<std::string> CalledPerStep;
+  /// The functions it defines whose calls from other units all run with
+  /// autograd off (directly, or through their own callers).
+  std::set<std::string> GradOffInCallers;
+  /// Whether a unit of the same program (the units connected to it by
+  /// calls) runs a backward pass or an optimizer step; only when asked.
+  std::optional<bool> OthersTrain;
 
-  bool empty() const { return Callers.empty() && Returns.empty(); }
+  bool empty() const {
+    return Callers.empty() && Returns.empty() && Work.empty() &&
+           CalledPerStep.empty() && GradOffInCallers.empty() && !OthersTrain;
+  }
   bool operator==(const ImportedSummaries &O) const {
-    return Callers == O.Callers && Returns == O.Returns;
+    return Callers == O.Callers && Returns == O.Returns && Work == O.Work &&
+           CalledPerStep == O.CalledPerStep &&
+           GradOffInCallers == O.GradOffInCallers &&
+           OthersTrain == O.OthersTrain;
   }
   bool operator!=(const ImportedSummaries &O) const { return !(*this == O); }
 };

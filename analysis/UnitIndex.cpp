@@ -174,6 +174,15 @@ UnitIndex::callSites(const FunctionDecl *FD) {
   return llvm::ArrayRef<CallSite>(It->second);
 }
 
+llvm::ArrayRef<UnitIndex::CallSite>
+UnitIndex::seenCalls(const FunctionDecl *FD) {
+  build();
+  auto It = Calls.find(FD->getCanonicalDecl());
+  if (It == Calls.end())
+    return {};
+  return It->second;
+}
+
 std::vector<const FunctionDecl *> UnitIndex::callees() {
   build();
   std::vector<const FunctionDecl *> Result;

@@ -48,6 +48,11 @@ public:
   std::optional<llvm::ArrayRef<CallSite>>
   callSites(const clang::FunctionDecl *FD);
 
+  /// The calls of FD from user code that this unit shows, whether or not
+  /// they are all of its callers (a virtual method's, an escaping
+  /// function's): where it may be called from.
+  llvm::ArrayRef<CallSite> seenCalls(const clang::FunctionDecl *FD);
+
   /// Every function user code calls (canonical declarations), in no order.
   std::vector<const clang::FunctionDecl *> callees();
   /// The functions with a body in user code, in the order they appear.

@@ -192,6 +192,20 @@ bool isDeviceLike(QualType T) {
   return isDevice(T) || isDeviceType(T) || isTensorOptions(T);
 }
 
+bool isStringLike(QualType T) {
+  T = bareType(T);
+  if (T.isNull())
+    return false;
+  if (const auto *Pointer = T->getAs<PointerType>())
+    return Pointer->getPointeeType()->isCharType();
+  if (const auto *Array = T->getAsArrayTypeUnsafe())
+    return Array->getElementType()->isCharType();
+  const CXXRecordDecl *RD = recordOf(T);
+  return RD && RD->isInStdNamespace() && RD->getIdentifier() &&
+         (RD->getName() == "basic_string" ||
+          RD->getName() == "basic_string_view");
+}
+
 bool isOptionalDevice(QualType T) {
   const auto *Spec =
       dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
@@ -532,10 +546,9 @@ bool isModuleMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
     return true;
   // A module of the program that overrides it (a to() that also moves a
   // TorchScript backbone it holds) does what the base does, and more.
-  return llvm::any_of(MD->overridden_methods(),
-                      [&](const CXXMethodDecl *Base) {
-                        return isModuleMethod(Base, Name);
-                      });
+  return llvm::any_of(MD->overridden_methods(), [&](const CXXMethodDecl *Base) {
+    return isModuleMethod(Base, Name);
+  });
 }
 
 std::string scalarTypeName(const Expr *E) {
@@ -612,8 +625,7 @@ DeviceCount replicationDevices(const CallExpr *Call) {
     } else if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E)) {
       E = List->getSubExpr();
     } else if (const auto *Init = dyn_cast<InitListExpr>(E)) {
-      return Init->getNumInits() == 1 ? DeviceCount::One
-                                      : DeviceCount::Several;
+      return Init->getNumInits() == 1 ? DeviceCount::One : DeviceCount::Several;
     } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
       llvm::SmallVector<const Expr *, 2> Written = writtenArguments(Construct);
       if (Written.size() == 2)
@@ -797,8 +809,8 @@ static std::optional<DeviceKind> kindFromName(llvm::StringRef Name) {
       .Default(std::nullopt);
 }
 
-static std::optional<DeviceLiteral> parseDeviceString(llvm::StringRef S,
-                                                      const Expr *Spelling) {
+std::optional<DeviceLiteral> parseDeviceString(llvm::StringRef S,
+                                               const Expr *Spelling) {
   auto [Type, Index] = S.split(':');
   std::optional<DeviceKind> Kind =
       llvm::StringSwitch<std::optional<DeviceKind>>(Type)

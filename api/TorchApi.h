@@ -72,6 +72,12 @@ bool isDeviceType(clang::QualType T);
 bool isScalarType(clang::QualType T);
 /// Device, DeviceType or TensorOptions: anything that names a device.
 bool isDeviceLike(clang::QualType T);
+/// The device a string names ("cuda:1", "cpu"), if it names one.
+std::optional<DeviceLiteral> parseDeviceString(llvm::StringRef S,
+                                               const clang::Expr *Spelling);
+/// Text a program may name a device with: std::string, std::string_view,
+/// a C string.
+bool isStringLike(clang::QualType T);
 /// c10::optional<c10::Device> (std::optional in libtorch 2.x): what
 /// torch::jit::load takes.
 bool isOptionalDevice(clang::QualType T);

@@ -3,6 +3,7 @@
 #include "common/Scenarios.h"
 
 #include "analysis/Loops.h"
+#include "analysis/StepContext.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
@@ -110,7 +111,7 @@ void CpuTensorThenMovedCheck::check(const MatchFinder::MatchResult &Result) {
     return;
 
   std::string Device = acceleratorName(Destination);
-  Repetition Repeated = repetitionOf(Call, Flow);
+  Repetition Repeated = repetitionOf(Call, Flow, &context().stepContext(Ctx));
   std::string Factory = factoryName(Made->Factory);
   FindingBuilder Finding = report(
       Ctx, Made->Factory->getSourceRange(),

@@ -70,6 +70,8 @@ std::string explainFact(const DeviceFact &F, llvm::StringRef Name,
     return Name.str() + " is placed on " + Device + " here";
   case Provenance::ChosenByCaller:
     return Name.str() + " is on the device its caller chooses here";
+  case Provenance::NamedAtRunTime:
+    return Name.str() + " is on the device named here at run time";
   case Provenance::Unknown:
     break;
   }
@@ -97,7 +99,16 @@ std::string chosenName(const DeviceFact &F) {
 
 /// "'device' is a GPU", "'model' is on a GPU": a device is one, a tensor or
 /// a module is on one.
+/// The device is named by text (a flag, a configuration string).
+bool namedByText(const DeviceFact &F) {
+  const auto *Value = llvm::dyn_cast_or_null<clang::ValueDecl>(F.Symbol);
+  return F.How == Provenance::NamedAtRunTime ||
+         (Value && api::isStringLike(Value->getType()));
+}
+
 std::string onAGpu(const DeviceFact &F) {
+  if (namedByText(F))
+    return chosenName(F) + " names a GPU";
   const auto *Value = llvm::dyn_cast_or_null<clang::ValueDecl>(F.Symbol);
   bool IsDevice = !Value || api::isDeviceLike(Value->getType());
   return chosenName(F) + (IsDevice ? " is a GPU" : " is on a GPU");
@@ -120,6 +131,12 @@ void noteRunTimeChoices(FindingBuilder &Finding, const FactSet &Facts) {
   for (const DeviceFact &F : Facts) {
     if (!F.RunTimeChoice || !F.Symbol || !Noted.insert(F.Symbol).second)
       continue;
+    if (namedByText(F)) {
+      Finding.note(F.Symbol->getSourceRange(),
+                   chosenName(F) + " names the device at run time: the "
+                                   "finding holds on the runs that name a GPU");
+      continue;
+    }
     if (llvm::isa<clang::ParmVarDecl>(F.Symbol)) {
       // A caller in another unit, known from its summary: the note goes
       // where that caller chose.

@@ -4,10 +4,11 @@
 
 #include "analysis/DeviceFlow.h"
 #include "analysis/GradMode.h"
-#include "analysis/GraphUses.h"
 #include "analysis/GradModeFlow.h"
+#include "analysis/GraphUses.h"
 #include "analysis/Loops.h"
 #include "analysis/ModuleModes.h"
+#include "analysis/StepContext.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
@@ -190,10 +191,14 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
     return !tensorsCanEscape(FD);
   };
   // Else: nothing computed from the result reaches a backward pass (it is
-  // only saved, printed or read as numbers), whatever the function trains.
+  // only saved, printed or read as numbers), whatever the function trains;
+  // or nothing in the whole program ever runs one (an inference deployment:
+  // the model is run for its outputs only, wherever they go).
+  StepContext &Steps = context().stepContext(Ctx);
   bool GraphUnused = false;
   if (!InferenceByMode()) {
-    if (Lambda || graphMayBeUsed(Call, Ctx))
+    bool NeverTrains = !Lambda && Steps.programTrains() == false;
+    if (!NeverTrains && (Lambda || graphMayBeUsed(Call, Ctx)))
       return;
     GraphUnused = true;
   }
@@ -202,7 +207,7 @@ void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
         Recording.before(Lambda->Call).State == GradSetting::Disabled)
       return;
   } else if (std::optional<bool> Callers =
-                 gradDisabledInCallers(FD, Flow, Recording);
+                 gradDisabledInCallers(FD, Flow, Recording, &Steps);
              Callers.value_or(!Evaluation)) {
     return;
   }

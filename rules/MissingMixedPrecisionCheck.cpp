@@ -5,6 +5,7 @@
 #include "analysis/DeviceFlow.h"
 #include "analysis/Loops.h"
 #include "analysis/ModuleLayers.h"
+#include "analysis/StepContext.h"
 #include "api/AutocastApi.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
@@ -36,8 +37,8 @@ namespace {
 /// functions it calls (one level).
 class StepFinder : public RecursiveASTVisitor<StepFinder> {
 public:
-  StepFinder(const UserCode &Code, const SourceManager &SM)
-      : Code(Code), SM(SM) {}
+  StepFinder(const UserCode &Code, const SourceManager &SM, StepContext &Steps)
+      : Code(Code), SM(SM), Steps(Steps) {}
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool VisitCallExpr(CallExpr *Call) {
     if (api::isBackwardCall(Call)) {
@@ -51,7 +52,7 @@ public:
     } else if (const FunctionDecl *Callee = Call->getDirectCallee();
                Callee && Nested == 0 && Callee->hasBody() &&
                Code.isAnalyzed(Callee->getLocation(), SM)) {
-      CallsStep |= runsStep(Callee);
+      CallsStep |= Steps.workOf(Callee) == StepWork::Step;
       ++Nested;
       TraverseStmt(Callee->getBody());
       --Nested;
@@ -67,6 +68,7 @@ public:
 private:
   const UserCode &Code;
   const SourceManager &SM;
+  StepContext &Steps;
   unsigned Nested = 0;
 };
 
@@ -138,9 +140,10 @@ void MissingMixedPrecisionCheck::onEndOfTranslationUnit() {
   if (Ctx && !LowerPrecision) {
     const SourceManager &SM = Ctx->getSourceManager();
     DeviceFlow &Flow = context().deviceFlow(*Ctx);
+    StepContext &Steps = context().stepContext(*Ctx);
     std::vector<const Stmt *> Reported;
     for (const Stmt *Loop : Loops) {
-      LoopRole Role = roleOf(Loop);
+      LoopRole Role = Steps.roleOf(Loop);
       if (Role == LoopRole::Epoch || Flow.index().inTemplatePattern(Loop))
         continue;
       // Once per training loop: not again for a loop nested in one.
@@ -149,7 +152,7 @@ void MissingMixedPrecisionCheck::onEndOfTranslationUnit() {
                                     Outer->getEndLoc());
           }))
         continue;
-      StepFinder Work(context().userCode(), SM);
+      StepFinder Work(context().userCode(), SM, Steps);
       Work.TraverseStmt(const_cast<Stmt *>(Loop));
       if (!Work.Backward || (Role == LoopRole::Other && !Work.CallsStep))
         continue;

@@ -2,6 +2,7 @@
 
 #include "common/Scenarios.h"
 
+#include "analysis/StepContext.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
@@ -92,7 +93,7 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
   // torch-cpu-tensor-then-moved says so.
   if (!Source || createdThenMoved(*Copy, Flow))
     return;
-  Repetition Repeated = repetitionOf(Call, Flow);
+  Repetition Repeated = repetitionOf(Call, Flow, &context().stepContext(Ctx));
   if (!Repeated)
     return;
 
@@ -118,7 +119,7 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
   // Allocated afresh on every step, a pinned source can be copied
   // asynchronously; one buffer refilled each step could be overwritten while
   // its copy is still in flight.
-  bool FreshEachStep = FactoryHere && !Repeated.Call &&
+  bool FreshEachStep = FactoryHere && !Repeated.Call && Repeated.Loop &&
                        enclosingLoop(Factory, Ctx) == Repeated.Loop;
   switch (Primary.How) {
   case Provenance::Factory:
@@ -159,7 +160,7 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
 
   // One step: the loop's body, or the function the loop calls.
   const Stmt *Step = Repeated.Loop;
-  if (Repeated.Call) {
+  if (Repeated.Call || !Step) {
     const FunctionDecl *FD = Flow.index().enclosingFunction(Call);
     Step = FD ? FD->getBody() : nullptr;
   }

@@ -5,6 +5,7 @@
 #include "analysis/DeviceFlow.h"
 #include "analysis/EnclosingBlocks.h"
 #include "analysis/Loops.h"
+#include "analysis/StepContext.h"
 #include "api/TorchApi.h"
 #include "core/FixIts.h"
 #include "recipe/WorkloadRecipe.h"
@@ -423,7 +424,7 @@ void SetupInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (Flow.index().inTemplatePattern(Setup) || !Flow.reachable(Setup))
     return;
   const Stmt *Loop = enclosingLoop(Setup, Ctx);
-  if (!Loop || roleOf(Loop) != LoopRole::Step)
+  if (!Loop || context().stepContext(Ctx).roleOf(Loop) != LoopRole::Step)
     return; // not a loop that runs a model on each iteration
   if (conditionalOrRetried(Setup, Loop, Ctx) ||
       variesWithLoop(Setup, Loop, Ctx))

@@ -6,6 +6,7 @@
 #include "analysis/GradMode.h"
 #include "analysis/HostSyncs.h"
 #include "analysis/Loops.h"
+#include "analysis/StepContext.h"
 #include "analysis/Timing.h"
 #include "api/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
@@ -47,9 +48,24 @@ struct Sync {
 
 void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("item", "cpu", "to"),
-                                             isTensorMethodDecl())))
+      cxxMemberCallExpr(
+          callee(cxxMethodDecl(hasAnyName("item", "cpu", "to", "nonzero",
+                                          "nonzero_numpy", "argwhere",
+                                          "masked_select", "unique",
+                                          "unique_consecutive", "equal",
+                                          "allclose", "is_nonzero"),
+                               isTensorMethodDecl())))
           .bind("method"),
+      this);
+  // The functions that wait for their operands' values (HostSyncs).
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(
+                   unless(cxxMethodDecl()),
+                   hasAnyName("nonzero", "argwhere", "masked_select", "unique",
+                              "unique_consecutive", "_unique", "_unique2",
+                              "unique_dim", "equal", "allclose", "where",
+                              "clip_grad_norm_"))))
+          .bind("hidden"),
       this);
   Finder->addMatcher(
       callExpr(callee(functionDecl(hasName("::torch::cuda::synchronize"))))
@@ -71,6 +87,14 @@ std::optional<Sync> syncAt(const Expr *E, DeviceFlow &Flow,
   What.Kind = formName(Found->How).str();
   std::string Object = What.Tensor ? quoted(What.Tensor, Ctx, "") : "";
   switch (Found->How) {
+  case HostSync::Form::Hidden:
+    if (!isa<CXXMemberCallExpr>(E)) {
+      What.Spelling =
+          "'" + Found->Called.str() + "(" +
+          (Object.empty() ? "" : Object.substr(1, Object.size() - 2)) + ")'";
+      break;
+    }
+    [[fallthrough]];
   case HostSync::Form::Item:
   case HostSync::Form::Cpu:
     What.Spelling = Object.empty() ? "'." + Found->Called.str() + "()'"
@@ -105,7 +129,8 @@ bool accumulated(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
 /// In a loop that runs a module without training it (inference on every
 /// frame or request), a copy of the module's result to the host is the
 /// program's output, once per iteration. A sum of it is not (it can stay on
-/// the device), nor a second copy.
+/// the device), nor a second copy. Loop is the step loop, or null for the
+/// body of a function called once per step.
 bool copiesResultOut(const Expr *Site, const Sync &What, const FactSet &Facts,
                      const Stmt *Loop, ASTContext &Ctx) {
   if (!What.Tensor || Facts.empty() || accumulated(Site, Loop, Ctx) ||
@@ -149,7 +174,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   const Expr *Site = nullptr;
-  for (const char *Id : {"method", "synchronize", "print"})
+  for (const char *Id : {"method", "synchronize", "print", "hidden"})
     if (!Site)
       Site = Result.Nodes.getNodeAs<Expr>(Id);
   std::optional<Sync> Found = Site ? syncAt(Site, Flow, Ctx) : std::nullopt;
@@ -179,51 +204,66 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
       return;
   }
 
-  Repetition Repeated = repetitionOf(Site, Flow);
+  // A step loop runs it: around it (through loops over the samples of a
+  // batch or the boxes of a frame), or around a call of its function, in
+  // this unit or another. Once per epoch is not per step.
+  StepContext::PerStep Repeated = context().stepContext(Ctx).perStepAt(Site);
   if (!Repeated)
     return;
-  // A loop over the samples of a batch repeats the sync within each step.
-  const Stmt *Step = stepLoopAround(Repeated.Loop, Ctx);
-  if (Repeated.Call) {
-    // In a helper called from the loop: the helper is the step, or the loop
-    // runs one around the call.
-    const FunctionDecl *Helper = Flow.index().enclosingFunction(Site);
-    if (!runsStep(Helper) && !Step)
-      return;
-    if (!Step)
-      Step = Repeated.Loop;
-    if (inPeriodicBranch(Repeated.Call, Step, Ctx))
-      return;
-  } else if (!Step) {
-    return; // once per epoch, or not a training loop
-  }
-  if (inPeriodicBranch(Site, Repeated.Call ? nullptr : Step, Ctx))
+  const Stmt *Step = Repeated.Loop;
+  if (Repeated.Call && inPeriodicBranch(Repeated.Call, Step, Ctx))
+    return;
+  // Within Site's function: up to the step loop, or up to the body of a
+  // function that runs once per step.
+  const Stmt *Local = Repeated.Call ? nullptr : Step;
+  if (inPeriodicBranch(Site, Local, Ctx))
     return;
 
-  // One copy of an inference loop's result is what the loop is for.
+  // One copy of an inference step's result is what the step is for: in the
+  // step loop's body, or in the body of a function called once per step.
+  const FunctionDecl *Function = Flow.index().enclosingFunction(Site);
+  const Stmt *Scope = Local ? Local : Function ? Function->getBody() : nullptr;
   bool SecondCopy = false;
   // (Not in a loop nested in the step: one read per sample of a batch.)
-  if (!Repeated.Call && Repeated.Loop == Step && !gradientUseIn(Step, Flow) &&
-      copiesResultOut(Site, What, Facts, Step, Ctx)) {
-    ResultCopies Copies(Step, Flow, Ctx);
-    Copies.TraverseStmt(const_cast<Stmt *>(Step));
+  if (Scope && enclosingLoop(Site, Ctx) == Local &&
+      !gradientUseIn(Step ? Step : Scope, Flow) &&
+      copiesResultOut(Site, What, Facts, Local, Ctx)) {
+    ResultCopies Copies(Local, Flow, Ctx);
+    Copies.TraverseStmt(const_cast<Stmt *>(Scope));
     if (!Copies.First || Copies.First == Site)
       return;
     SecondCopy = true;
   }
 
-  bool Steers = decidesControlFlow(Site, Repeated.Call ? nullptr : Step, Ctx);
+  bool Steers = decidesControlFlow(Site, Local, Ctx);
   std::string Message =
       What.Spelling + " waits for " + Device + " on every iteration" +
       runTimeCondition(Facts) +
       ", so the host blocks until all queued GPU work is "
       "done and the GPU idles until the next step is launched";
+  // In a loop of its own within the step (over the boxes of a frame, the
+  // elements of a tensor): a wait per element.
+  bool PerElement = What.Tensor && enclosingLoop(Site, Ctx) != Local;
   const char *Remedy =
       What.Kind == "synchronize"
           ? "drop it, or synchronize once per epoch or logging interval"
+      : What.Spelling.rfind("'clip_grad_norm_(", 0) == 0
+          ? "libtorch's clip_grad_norm_ returns the total norm as a host "
+            "double: compute the norm as a tensor and scale the gradients by "
+            "'(max_norm / (norm + 1e-6)).clamp_max(1)' on the device, or clip "
+            "every N steps"
+      : What.Kind == "hidden"
+          ? "its result depends on the values, so the host waits for them: "
+            "keep a fixed-size form on the device (a mask, "
+            "'torch::where(cond, a, b)'), or read one host copy of the tensor "
+            "per step"
       : SecondCopy
           ? "copy the result to the host once per iteration ('auto host = "
             "output.cpu();') and read every value from that copy"
+      : PerElement
+          ? "this waits once per element: copy the tensor to the host once, "
+            "before the loop ('auto host = t.cpu();'), and read the elements "
+            "from that copy, or compute the loop's result on the device"
       : Steers ? "the value decides control flow here, so it costs a sync on "
                  "every step: check it every N steps, or on the device"
                : "accumulate on the device (running_loss += loss.detach()) "
@@ -244,7 +284,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     Finding.note(Repeated.Call->getSourceRange(),
                  "called on every iteration of a training loop here");
 
-  const Expr *Module = api::firstModuleCall(Step);
+  const Expr *Module = api::firstModuleCall(Step ? Step : Scope);
   Finding.recipe(
       {{"scenario", scenario::SyncInLoop},
        {"sync", What.Kind},

@@ -181,7 +181,7 @@ void operands_the_unit_cannot_see(torch::Device device, Net &model,
   torch::nn::MSELoss criterion;
   float total = 0;
   for (const torch::Tensor &batch : batches) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in"
-    torch::Tensor observations = batch.to(device);
+    torch::Tensor observations = batch.to(device); // expect: torch-pageable-copy [warning] "'batch' is copied to the GPU from pageable host memory on every iteration"
     torch::Tensor log_probs = evaluate_policy(observations).log_probs;
     torch::Tensor ratio = torch::exp(log_probs - observations);
     total += ratio.mean().item<float>(); // expect: torch-sync-in-loop [warning] "'ratio.mean().item()' waits for the GPU on every iteration"

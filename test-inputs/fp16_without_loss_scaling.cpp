@@ -198,7 +198,7 @@ void scaled_loss(Net &model, torch::optim::Optimizer &optimizer,
     bool finite = true;
     for (auto &parameter : model->parameters()) {
       parameter.mutable_grad().div_(scale);
-      finite = finite && parameter.grad().isfinite().all().item<bool>();
+      finite = finite && parameter.grad().isfinite().all().item<bool>(); // expect: torch-sync-in-loop
     }
     if (finite)
       optimizer.step();

@@ -783,9 +783,9 @@ TEST(PrecompiledPrefix, AConfigurationIsEveryFlagButTheIncludeFolders) {
   EXPECT_EQ(Second.Folders.size(), 3u);
   EXPECT_EQ(Second.Folders[1], (SearchFolder{"iquote", "/work/b/build/src"}));
   // A macro, a standard or a target changes what the headers mean.
-  for (const std::string &Other : {"-DTORCH_API_INCLUDE_EXTENSION_H",
-                                   "-std=c++20", "--target=aarch64-linux-gnu",
-                                   "-nostdinc++"})
+  for (const std::string &Other :
+       {"-DTORCH_API_INCLUDE_EXTENSION_H", "-std=c++20",
+        "--target=aarch64-linux-gnu", "-nostdinc++"})
     EXPECT_NE(Describe({"/usr/bin/c++", "-I../include", "-std=c++17",
                         "-isystem", "/opt/libtorch/include", "-DNDEBUG", Other})
                   .ConfigurationKey,
@@ -818,8 +818,8 @@ TEST(CacheDirectory, TrimRemovesTemporaryFilesOfWritersLongGone) {
   std::string Fresh = Cache.pathFor("pch", "bb02", "-5678.pch.tmp");
   std::ofstream(Old) << "x";
   std::ofstream(Fresh) << "x";
-  fs::last_write_time(Old, fs::file_time_type::clock::now() -
-                               std::chrono::hours(2));
+  fs::last_write_time(Old,
+                      fs::file_time_type::clock::now() - std::chrono::hours(2));
   Cache.trim();
   EXPECT_FALSE(fs::exists(Old));
   EXPECT_TRUE(fs::exists(Fresh)); // perhaps still being written
@@ -1161,19 +1161,93 @@ TEST(Summaries, SurviveJson) {
   S.Defines = {"_Z1gv"};
   S.AskedCallers = {"_Z1hv"};
   S.AskedReturns = {"_Z1iv"};
+  S.Work = {{"_Z1gv", StepWork::Step}, {"_Z1jv", StepWork::Loop}};
+  S.CallsOut["_Z1gv"] = {
+      {"_Z1hv", true, UnitSummary::OutCall::Grad::Off},
+      {"_Z1hv", false, UnitSummary::OutCall::Grad::Inherited}};
+  S.CallsPerStep = {"_Z1hv"};
+  S.AskedWork = {"_Z1iv"};
+  S.AskedPerStep = {"_Z1gv"};
+  S.AskedGrad = {"_Z1jv"};
+  S.Trains = true;
+  S.AskedTraining = true;
   UnitSummary Back = unitSummaryFromJson(toJson(S));
   EXPECT_EQ(Back.Passes, S.Passes);
   EXPECT_EQ(Back.Returns, S.Returns);
   EXPECT_EQ(Back.Defines, S.Defines);
   EXPECT_EQ(Back.AskedCallers, S.AskedCallers);
   EXPECT_EQ(Back.AskedReturns, S.AskedReturns);
+  EXPECT_EQ(Back.Work, S.Work);
+  EXPECT_EQ(Back.CallsOut, S.CallsOut);
+  EXPECT_EQ(Back.CallsPerStep, S.CallsPerStep);
+  EXPECT_EQ(Back.AskedWork, S.AskedWork);
+  EXPECT_EQ(Back.AskedPerStep, S.AskedPerStep);
+  EXPECT_EQ(Back.AskedGrad, S.AskedGrad);
+  EXPECT_EQ(Back.Trains, S.Trains);
+  EXPECT_EQ(Back.AskedTraining, S.AskedTraining);
   ImportedSummaries I;
   I.Callers = S.Passes;
   I.Returns = S.Returns;
+  I.Work = S.Work;
+  I.CalledPerStep = {"_Z1gv"};
+  I.GradOffInCallers = {"_Z1jv"};
+  I.OthersTrain = false;
   EXPECT_EQ(importedSummariesFromJson(toJson(I)), I);
   nlohmann::json Bad = toJson(S);
   Bad["passes"]["_Z1fN3c106DeviceE"][0][0]["kind"] = 99;
   EXPECT_THROW(unitSummaryFromJson(Bad), nlohmann::json::exception);
+  Bad = toJson(S);
+  Bad["work"]["_Z1gv"] = "sometimes";
+  EXPECT_THROW(unitSummaryFromJson(Bad), nlohmann::json::exception);
+}
+
+// Step work and per-step calls follow the units' calls into each other:
+// main's loop calls detect() (detector.cpp), which runs the model through
+// infer() (model.cpp) and calls boxes() (post.cpp), so boxes() runs on every
+// step though no unit that calls it has a loop; recording is off in every
+// call of boxes() (detect() holds a guard), and nothing of the program
+// trains. A unit of another program is told nothing of these.
+TEST(Summaries, StepFactsCrossAnyNumberOfUnits) {
+  using Grad = UnitSummary::OutCall::Grad;
+  UnitSummary Main, Detector, Model, Post, Trainer;
+  Main.CallsOut["main"] = {{"detect", true, Grad::On}};
+  Main.AskedWork = {"detect"};
+  Main.CallsPerStep = {"detect"}; // once it knows detect() is a step
+  Detector.Defines = {"detect"};
+  Detector.CallsOut["detect"] = {{"infer", false, Grad::Off},
+                                 {"boxes", false, Grad::Off}};
+  Model.Defines = {"infer"};
+  Model.Work["infer"] = StepWork::Step;
+  Post.Defines = {"boxes"};
+  Post.AskedPerStep = {"boxes"};
+  Post.AskedGrad = {"boxes"};
+  Post.AskedTraining = true;
+  Trainer.Trains = true; // another program, in another folder
+  Trainer.CallsOut["train"] = {{"step", true, Grad::On}};
+  std::vector<const UnitSummary *> All = {&Main, &Detector, &Model, &Post,
+                                          &Trainer};
+  std::vector<std::string> Files = {"/p/app/main.cpp", "/p/app/detector.cpp",
+                                    "/p/app/model.cpp", "/p/app/post.cpp",
+                                    "/p/tools/train.cpp"};
+  ImportedSummaries ToMain = importsFor(0, All, Files);
+  ASSERT_EQ(ToMain.Work.count("detect"), 1u);
+  EXPECT_EQ(ToMain.Work["detect"], StepWork::Step);
+  ImportedSummaries ToPost = importsFor(3, All, Files);
+  EXPECT_EQ(ToPost.CalledPerStep, std::set<std::string>{"boxes"});
+  EXPECT_EQ(ToPost.GradOffInCallers, std::set<std::string>{"boxes"});
+  ASSERT_TRUE(ToPost.OthersTrain.has_value());
+  EXPECT_FALSE(*ToPost.OthersTrain);
+
+  // A call that records, through the caller's own callers, is not off; and
+  // a unit connected to the program that trains makes it train.
+  Detector.CallsOut["detect"] = {{"boxes", false, Grad::Inherited}};
+  Trainer.CallsOut["train"] = {{"detect", true, Grad::On}};
+  Files[4] = "/p/app/train.cpp";
+  ToPost = importsFor(3, All, Files);
+  EXPECT_TRUE(ToPost.GradOffInCallers.empty());
+  EXPECT_TRUE(ToPost.OthersTrain.value_or(false));
+  // Not asked, not told.
+  EXPECT_FALSE(importsFor(2, All, Files).OthersTrain.has_value());
 }
 
 } // namespace torchlint

@@ -135,7 +135,7 @@ public:
         Rules.back()->registerMatchers(&Finder);
       }
     Finder.matchAST(Ctx);
-    Sink.Summary = Context.deviceFlow(Ctx).summarize();
+    Sink.Summary = Context.summarize(Ctx);
     recordDigests(Ctx.getSourceManager(), Sink);
     Sink.Analyzed = true;
   }

@@ -173,12 +173,20 @@ bool FirstRoundListeners::mayBeTold(size_t I,
     All.push_back(S ? &*S : nullptr);
   if (!importsFor(I, All, Files).empty())
     return true;
-  return llvm::any_of(
-             Summary->AskedCallers,
-             [&](const std::string &F) { return calledByOneToCome(I, F); }) ||
-         llvm::any_of(Summary->AskedReturns, [&](const std::string &F) {
-           return definedByOneToCome(I, F);
-         });
+  auto CalledByOneToCome = [&](const std::string &F) {
+    return calledByOneToCome(I, F);
+  };
+  auto DefinedByOneToCome = [&](const std::string &F) {
+    return definedByOneToCome(I, F);
+  };
+  if (Summary->AskedTraining &&
+      std::find(Done.begin(), Done.end(), false) != Done.end())
+    return true;
+  return llvm::any_of(Summary->AskedCallers, CalledByOneToCome) ||
+         llvm::any_of(Summary->AskedPerStep, CalledByOneToCome) ||
+         llvm::any_of(Summary->AskedGrad, CalledByOneToCome) ||
+         llvm::any_of(Summary->AskedReturns, DefinedByOneToCome) ||
+         llvm::any_of(Summary->AskedWork, DefinedByOneToCome);
 }
 
 namespace {

@@ -8,7 +8,8 @@ float train_step(Detector &model, torch::optim::Optimizer &optimizer,
   auto loss = torch::cross_entropy_loss(model(frames), labels);
   loss.backward();
   optimizer.step();
-  return loss.item<float>();
+  // main.cpp logs the loss it returns on every step of its loop.
+  return loss.item<float>(); // expect: torch-sync-in-loop [warning] "'loss.item()' waits for the GPU on every iteration"
 }
 
 // The header's noise_like() is reported once: main.cpp calls it in its

@@ -1,0 +1,316 @@
+#include "analysis/StepContext.h"
+
+#include "analysis/DeviceFlow.h"
+#include "analysis/GradMode.h"
+#include "analysis/GradModeFlow.h"
+#include "analysis/UnitIndex.h"
+#include "api/TorchApi.h"
+#include "core/UserCode.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <functional>
+
+using namespace clang;
+
+namespace torchlint {
+
+namespace {
+bool isLoop(const Stmt *S) {
+  return isa<ForStmt>(S) || isa<CXXForRangeStmt>(S) || isa<WhileStmt>(S) ||
+         isa<DoStmt>(S);
+}
+
+/// Whether autograd records at Call, in Caller: as the flow says there, or,
+/// where Caller leaves it as it found it, as its callers in this unit do;
+/// inherited from other units' callers where it has none here.
+UnitSummary::OutCall::Grad recordingAt(const Stmt *Call,
+                                       const FunctionDecl *Caller,
+                                       DeviceFlow &Flow,
+                                       GradModeFlow &Recording) {
+  using Grad = UnitSummary::OutCall::Grad;
+  switch (Recording.before(Call).State) {
+  case GradSetting::Disabled:
+    return Grad::Off;
+  case GradSetting::Enabled:
+    return Grad::On;
+  case GradSetting::Default:
+    break;
+  }
+  std::optional<llvm::ArrayRef<UnitIndex::CallSite>> Sites =
+      Flow.index().callSites(Caller->getCanonicalDecl());
+  if (!Sites)
+    return Grad::On; // callers not all known: recording, as by default
+  if (Sites->empty())
+    return Grad::Inherited;
+  return gradDisabledInCallers(Caller, Flow, Recording) == true ? Grad::Off
+                                                                : Grad::On;
+}
+} // namespace
+
+/// Whether a statement tree does step work outside the loops nested in it
+/// (Direct) or only inside them (Nested). Lambdas are not walked: they run
+/// where they are called.
+struct StepContext::WorkFound {
+  bool Direct = false;
+  bool Nested = false;
+};
+
+StepContext::WorkFound StepContext::findWork(const Stmt *S, int Nesting) {
+  WorkFound Found;
+  if (!S || isa<LambdaExpr>(S))
+    return Found;
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    StepWork Callee = api::isModuleCall(Call) || api::isBackwardCall(Call) ||
+                              api::isOptimizerCall(Call)
+                          ? StepWork::Step
+                          : calleeWork(Call);
+    if (Callee == StepWork::Step)
+      (Nesting > 0 ? Found.Nested : Found.Direct) = true;
+    else if (Callee == StepWork::Loop)
+      Found.Nested = true;
+  }
+  int Inner = Nesting + (isLoop(S) ? 1 : 0);
+  for (const Stmt *Child : S->children()) {
+    WorkFound Below = findWork(Child, Inner);
+    Found.Direct |= Below.Direct;
+    Found.Nested |= Below.Nested;
+  }
+  return Found;
+}
+
+StepContext::StepContext(ASTContext &Ctx, const UserCode &Code,
+                         DeviceFlow &Flow)
+    : Ctx(Ctx), Code(Code), Flow(Flow), Index(Flow.index()) {}
+
+StepWork StepContext::calleeWork(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee ||
+      !Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+    return StepWork::None;
+  return workOf(Callee);
+}
+
+StepWork StepContext::workOf(const FunctionDecl *Function) {
+  if (!Function)
+    return StepWork::None;
+  const FunctionDecl *Definition = nullptr;
+  if (Function->hasBody(Definition) &&
+      Code.isAnalyzed(Definition->getLocation(), Ctx.getSourceManager()))
+    return bodyWork(Definition);
+  std::optional<std::string> Name = Flow.linkName(Function);
+  if (!Name)
+    return StepWork::None;
+  AskedWork.insert(*Name);
+  if (!Imports)
+    return StepWork::None;
+  auto It = Imports->Work.find(*Name);
+  return It == Imports->Work.end() ? StepWork::None : It->second;
+}
+
+StepWork StepContext::bodyWork(const FunctionDecl *Definition) {
+  if (auto It = Work.find(Definition); It != Work.end())
+    return It->second;
+  // A recursion adds nothing the first visit does not find.
+  if (!WorkInProgress.insert(Definition).second)
+    return StepWork::None;
+  WorkFound Found = findWork(Definition->getBody(), 0);
+  WorkInProgress.erase(Definition);
+  StepWork Result = Found.Direct   ? StepWork::Step
+                    : Found.Nested ? StepWork::Loop
+                                   : StepWork::None;
+  Work[Definition] = Result;
+  return Result;
+}
+
+LoopRole StepContext::roleOf(const Stmt *Loop) {
+  if (auto It = Roles.find(Loop); It != Roles.end())
+    return It->second;
+  // The loop itself is not nested in itself.
+  WorkFound Found = findWork(Loop, -1);
+  LoopRole Role = Found.Direct   ? LoopRole::Step
+                  : Found.Nested ? LoopRole::Epoch
+                                 : LoopRole::Other;
+  Roles[Loop] = Role;
+  return Role;
+}
+
+const Stmt *StepContext::stepLoopAround(const Stmt *Loop) {
+  for (unsigned Depth = 0; Loop && Depth < 8; ++Depth) {
+    switch (roleOf(Loop)) {
+    case LoopRole::Step:
+      return Loop;
+    case LoopRole::Epoch:
+      return nullptr;
+    case LoopRole::Other:
+      Loop = enclosingLoop(Loop, Ctx);
+      break;
+    }
+  }
+  return nullptr;
+}
+
+StepContext::PerStep StepContext::perStepAt(const Stmt *S) {
+  return callRunsPerStep(S, Index.enclosingFunction(S));
+}
+
+StepContext::PerStep StepContext::callRunsPerStep(const Stmt *S,
+                                                  const FunctionDecl *Caller) {
+  PerStep Result;
+  for (const Stmt *Loop = enclosingLoop(S, Ctx); Loop;
+       Loop = enclosingLoop(Loop, Ctx)) {
+    switch (roleOf(Loop)) {
+    case LoopRole::Step:
+      Result.Reached = true;
+      Result.Loop = Loop;
+      return Result;
+    case LoopRole::Epoch:
+      return Result; // once per epoch, not per step
+    case LoopRole::Other:
+      break;
+    }
+  }
+  if (!Caller)
+    return Result;
+  return perStepThroughCallers(Caller);
+}
+
+StepContext::PerStep
+StepContext::perStepThroughCallers(const FunctionDecl *Function) {
+  if (!Function)
+    return {};
+  Function = Function->getCanonicalDecl();
+  if (auto It = Callers.find(Function); It != Callers.end())
+    return It->second;
+  if (!CallersInProgress.insert(Function).second)
+    return {};
+  PerStep Result;
+  if (std::optional<UnitIndex::CallSite> Lambda =
+          Index.lambdaOrigin(Function)) {
+    // A lambda runs where it is made, as far as this unit tells.
+    Result = callRunsPerStep(Lambda->Call, Lambda->Caller);
+    if (Result && !Result.Call)
+      Result.Call = Lambda->Call;
+  } else {
+    for (const UnitIndex::CallSite &Site : Index.seenCalls(Function)) {
+      if (!Flow.reachable(Site.Call))
+        continue;
+      Result = callRunsPerStep(Site.Call, Site.Caller);
+      if (Result) {
+        if (!Result.Call && Result.Loop)
+          Result.Call = Site.Call;
+        break;
+      }
+    }
+    if (!Result)
+      if (std::optional<std::string> Name = Flow.linkName(Function)) {
+        AskedPerStep.insert(*Name);
+        Result.Reached = Imports && Imports->CalledPerStep.count(*Name);
+      }
+  }
+  CallersInProgress.erase(Function);
+  Callers[Function] = Result;
+  return Result;
+}
+
+std::optional<bool>
+StepContext::gradOffInCallersElsewhere(const FunctionDecl *Function) {
+  std::optional<std::string> Name = Flow.linkName(Function);
+  if (!Name)
+    return std::nullopt;
+  AskedGrad.insert(*Name);
+  if (!Imports)
+    return std::nullopt;
+  return Imports->GradOffInCallers.count(*Name) != 0;
+}
+
+bool StepContext::unitTrains() {
+  if (Trains)
+    return *Trains;
+  Trains = false;
+  std::function<bool(const Stmt *)> Finds = [&](const Stmt *S) {
+    if (!S)
+      return false;
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (api::isBackwardCall(Call) || api::isOptimizerCall(Call))
+        return true;
+    for (const Stmt *Child : S->children())
+      if (Finds(Child))
+        return true;
+    return false;
+  };
+  for (const FunctionDecl *FD : Index.definitions())
+    if (Finds(FD->getBody())) {
+      Trains = true;
+      break;
+    }
+  return *Trains;
+}
+
+std::optional<bool> StepContext::programTrains() {
+  if (unitTrains())
+    return true;
+  AskedTraining = true;
+  if (!Imports || !Imports->OthersTrain)
+    return std::nullopt;
+  return *Imports->OthersTrain;
+}
+
+void StepContext::summarize(UnitSummary &Into, GradModeFlow &Recording) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const FunctionDecl *FD : Index.definitions()) {
+    if (!SM.isInMainFile(FD->getLocation()))
+      continue;
+    // Asked of every function, not only of those a rule asked about: a rule
+    // asks only once it knows the device, which may arrive in the same later
+    // round as the answer is needed.
+    perStepThroughCallers(FD);
+    StepWork What = workOf(FD);
+    if (What == StepWork::None)
+      continue;
+    if (std::optional<std::string> Name = Flow.linkName(FD)) {
+      Into.Work[*Name] = What;
+      Into.Defines.insert(*Name);
+    }
+  }
+  // The calls into other units: those made on every step, and, from each
+  // function of this unit, the edges along which step facts travel on.
+  for (const FunctionDecl *Callee : Index.callees()) {
+    const FunctionDecl *Definition = nullptr;
+    if ((Callee->hasBody(Definition) &&
+         Code.isAnalyzed(Definition->getLocation(), SM)) ||
+        !Code.isAnalyzed(Callee->getLocation(), SM))
+      continue;
+    std::optional<std::string> Name = Flow.linkName(Callee);
+    if (!Name)
+      continue;
+    bool PerStep = false;
+    for (const UnitIndex::CallSite &Site : Index.seenCalls(Callee)) {
+      if (!Flow.reachable(Site.Call))
+        continue;
+      PerStep = PerStep || callRunsPerStep(Site.Call, Site.Caller);
+      const FunctionDecl *Caller = Site.Caller;
+      if (Caller && !SM.isInMainFile(Caller->getLocation()))
+        continue;
+      if (std::optional<std::string> From =
+              Caller ? Flow.linkName(Caller) : std::nullopt) {
+        Into.CallsOut[*From].insert(
+            {*Name, enclosingLoop(Site.Call, Ctx) != nullptr,
+             recordingAt(Site.Call, Caller, Flow, Recording)});
+        Into.Defines.insert(*From);
+      }
+    }
+    if (PerStep)
+      Into.CallsPerStep.insert(*Name);
+  }
+  Into.Trains = unitTrains();
+  Into.AskedWork.insert(AskedWork.begin(), AskedWork.end());
+  Into.AskedPerStep.insert(AskedPerStep.begin(), AskedPerStep.end());
+  Into.AskedGrad.insert(AskedGrad.begin(), AskedGrad.end());
+  Into.AskedTraining = AskedTraining;
+}
+
+} // namespace torchlint
