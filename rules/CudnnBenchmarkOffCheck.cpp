@@ -85,7 +85,31 @@ void CudnnBenchmarkOffCheck::registerMatchers(MatchFinder *Finder) {
                          .bind("sized"),
                      this);
   matchModuleCalls(Finder, this);
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(hasName("::torch::jit::load"))))
+          .bind("load"),
+      this);
 }
+
+namespace {
+/// The module a move or a load puts on a device, and the device argument.
+std::pair<const Expr *, const Expr *> movedModule(const CallExpr *Moved) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Moved))
+    return {api::withoutArrow(Member->getImplicitObjectArgument()),
+            Member->getArg(0)};
+  for (unsigned I = 1; I < Moved->getNumArgs(); ++I)
+    if (!isa<CXXDefaultArgExpr>(Moved->getArg(I)) &&
+        (api::isDeviceLike(Moved->getArg(I)->getType()) ||
+         api::isOptionalDevice(Moved->getArg(I)->getType())))
+      return {Moved, Moved->getArg(I)};
+  return {Moved, nullptr};
+}
+
+/// A TorchScript module: its layers are in the file it is loaded from.
+bool isScriptModule(const Expr *Module) {
+  return api::isScriptModuleClass(api::moduleClassOf(Module->getType()));
+}
+} // namespace
 
 void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
   Ctx = Result.Context;
@@ -120,16 +144,24 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
     FirstInput = api::moduleInput(Call);
     return;
   }
-  const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("moved");
-  if (!api::isModuleTo(Call->getMethodDecl()) || Call->getNumArgs() < 1)
-    return;
+  const CallExpr *Call = Result.Nodes.getNodeAs<CallExpr>("load");
+  if (const auto *Moved = Result.Nodes.getNodeAs<CXXMemberCallExpr>("moved")) {
+    if (!api::isModuleTo(Moved->getMethodDecl()) || Moved->getNumArgs() < 1)
+      return;
+    Call = Moved;
+  }
   DeviceFlow &Flow = context().deviceFlow(*Ctx);
-  if (!Flow.reachable(Call))
+  auto [Module, Device] = movedModule(Call);
+  if (!Device || !Flow.reachable(Call))
     return;
-  const Expr *Module = api::withoutArrow(Call->getImplicitObjectArgument());
-  if (!context().moduleLayers(*Ctx).find(Module, isConvolutionLayer))
+  // A TorchScript module's layers are not in the program: one moved to a
+  // GPU is taken to convolve (deployments run detectors, segmenters and
+  // stereo nets); the message says so, and the fix costs nothing where it
+  // does not.
+  if (!isScriptModule(Module) &&
+      !context().moduleLayers(*Ctx).find(Module, isConvolutionLayer))
     return;
-  for (const DeviceFact &F : Flow.devicesOf(Call->getArg(0)))
+  for (const DeviceFact &F : Flow.devicesOf(Device))
     if (F.Kind == api::DeviceKind::CUDA) {
       const void *Choice = F.Symbol ? static_cast<const void *>(F.Symbol)
                                     : Flow.index().enclosingFunction(Call);
@@ -141,7 +173,7 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
 
 void CudnnBenchmarkOffCheck::onEndOfTranslationUnit() {
   if (!Decided && !VaryingSizes && Ctx)
-    for (const CXXMemberCallExpr *Moved : Moves)
+    for (const CallExpr *Moved : Moves)
       reportAt(Moved);
   Moves.clear();
   Choices.clear();
@@ -150,20 +182,29 @@ void CudnnBenchmarkOffCheck::onEndOfTranslationUnit() {
   Decided = false;
 }
 
-void CudnnBenchmarkOffCheck::reportAt(const CXXMemberCallExpr *Moved) {
+void CudnnBenchmarkOffCheck::reportAt(const CallExpr *Moved) {
   ASTContext &Ctx = *this->Ctx;
   const SourceManager &SM = Ctx.getSourceManager();
   DeviceFlow &Flow = context().deviceFlow(Ctx);
-  const Expr *Module = api::withoutArrow(Moved->getImplicitObjectArgument());
-  FactSet Devices = Flow.devicesOf(Moved->getArg(0));
+  auto [Module, Device] = movedModule(Moved);
+  FactSet Devices = Flow.devicesOf(Device);
+  std::string Name = isa<CXXMemberCallExpr>(Moved)
+                         ? quoted(Module, Ctx, "a module")
+                         : std::string("the loaded module");
   FindingBuilder Finding = report(
       Ctx, Moved->getSourceRange(),
-      quoted(Module, Ctx, "a module") +
-          " runs convolutions on the GPU with cuDNN's autotuner off" +
-          runTimeCondition(Devices) +
-          ", so cuDNN "
-          "picks its algorithms by heuristics instead of timing the fastest "
-          "for each input shape");
+      isScriptModule(Module)
+          ? Name +
+                " is a TorchScript module run on the GPU with cuDNN's "
+                "autotuner off" +
+                runTimeCondition(Devices) +
+                ", so the convolutions it holds (its layers are in the file) "
+                "get algorithms picked by heuristics instead of the fastest "
+                "for each input shape"
+          : Name + " runs convolutions on the GPU with cuDNN's autotuner off" +
+                runTimeCondition(Devices) +
+                ", so cuDNN picks its algorithms by heuristics instead of "
+                "timing the fastest for each input shape");
   Finding.remedy("call 'at::globalContext().setBenchmarkCuDNN(true)' once "
                  "after choosing the device (set it to false where "
                  "determinism matters, to say so)");

@@ -35,12 +35,13 @@ public:
   void onEndOfTranslationUnit() override;
 
 private:
-  void reportAt(const clang::CXXMemberCallExpr *Moved);
+  /// Moved: a module's to(device), or torch::jit::load(path, device).
+  void reportAt(const clang::CallExpr *Moved);
 
   clang::ASTContext *Ctx = nullptr;
   /// Moves of modules with convolutions to a GPU, the first for each device
   /// choice (a device variable, or the function that names the device).
-  std::vector<const clang::CXXMemberCallExpr *> Moves;
+  std::vector<const clang::CallExpr *> Moves;
   llvm::DenseSet<const void *> Choices;
   /// The first call of a module with convolutions: its input, for the recipe.
   const clang::Expr *FirstInput = nullptr;

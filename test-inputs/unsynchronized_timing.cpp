@@ -67,7 +67,7 @@ void time_each_frame(const std::string &path,
                      const std::vector<torch::Tensor> &frames) {
   torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
-  torch::jit::script::Module module = torch::jit::load(path, device);
+  torch::jit::script::Module module = torch::jit::load(path, device); // expect: torch-cudnn-benchmark-off [note] "is a TorchScript module run on the GPU with cuDNN's autotuner off"
   for (const torch::Tensor &frame : frames) {
     torch::Tensor input = frame.to(device);
     auto t0 = std::chrono::steady_clock::now();
@@ -373,7 +373,7 @@ void interval_without_gpu_work(torch::Tensor x) {
 int batch_cli(int argc, char **argv) {
   torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
-  torch::jit::Module module = torch::jit::load(argv[1], device);
+  torch::jit::Module module = torch::jit::load(argv[1], device); // expect: torch-cudnn-benchmark-off [note] "is a TorchScript module run on the GPU with cuDNN's autotuner off"
   for (int i = 2; i < argc; ++i) {
     torch::Tensor image = torch::rand({1, 3, 224, 224}, device);
     auto start = std::chrono::steady_clock::now();

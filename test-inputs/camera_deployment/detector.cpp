@@ -2,7 +2,8 @@
 
 Detector::Detector(const std::string &path, const std::string &device)
     : module_(torch::jit::load(path)), device_(device) {
-  module_.to(device_);
+  // A TorchScript detector: its convolutions are in the file.
+  module_.to(device_); // expect: torch-cudnn-benchmark-off [note] "'module_' is a TorchScript module run on the GPU"
   module_.eval();
 }
 
