@@ -10,6 +10,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 
@@ -21,8 +22,18 @@ bool runsOnce(const Expr *Cond, ASTContext &Ctx) {
   return Cond && api::constantBool(Cond, Ctx) == false;
 }
 
+/// The body ends in a `break` or a `return` that every path reaches: the
+/// loop runs its body once (a test that stops after the first batch).
+bool leavesAfterFirstIteration(const Stmt *Body) {
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(Body);
+  const Stmt *Last = Block && !Block->body_empty() ? Block->body_back() : Body;
+  return Last && (isa<BreakStmt>(Last) || isa<ReturnStmt>(Last));
+}
+
 /// Child is a part of Loop that runs on every iteration.
 bool repeatsIn(const Stmt *Loop, const Stmt *Child, ASTContext &Ctx) {
+  if (stopsAfterFirstPass(Loop))
+    return false;
   if (const auto *Do = dyn_cast<DoStmt>(Loop);
       Do && runsOnce(Do->getCond(), Ctx))
     return false;
@@ -42,6 +53,22 @@ bool repeatsIn(const Stmt *Loop, const Stmt *Child, ASTContext &Ctx) {
 }
 
 constexpr unsigned MaxCallDepth = 3;
+} // namespace
+
+bool stopsAfterFirstPass(const Stmt *Loop) {
+  const Stmt *Body = nullptr;
+  if (const auto *For = dyn_cast_or_null<ForStmt>(Loop))
+    Body = For->getBody();
+  else if (const auto *Range = dyn_cast_or_null<CXXForRangeStmt>(Loop))
+    Body = Range->getBody();
+  else if (const auto *While = dyn_cast_or_null<WhileStmt>(Loop))
+    Body = While->getBody();
+  else if (const auto *Do = dyn_cast_or_null<DoStmt>(Loop))
+    Body = Do->getBody();
+  return Body && leavesAfterFirstIteration(Body);
+}
+
+namespace {
 
 Repetition repetitionThroughCalls(const Stmt *S, DeviceFlow &Flow,
                                   unsigned Depth) {
@@ -201,10 +228,65 @@ const CallExpr *repeatedBackward(const Stmt *S, ASTContext &Ctx,
   return Finder.Any && enclosingLoop(Call, Ctx) ? Finder.Any : nullptr;
 }
 
+namespace {
+/// The variables that count Loop's iterations: declared in a for's init, or
+/// stepped (++, --, +=, -=) in the loop.
+void countersOf(const Stmt *S, llvm::SmallPtrSetImpl<const VarDecl *> &Into) {
+  if (!S)
+    return;
+  auto Add = [&](const Expr *E) {
+    if (const auto *Ref =
+            dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreParenImpCasts() : E))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        Into.insert(Var);
+  };
+  if (const auto *Op = dyn_cast<UnaryOperator>(S);
+      Op && Op->isIncrementDecrementOp())
+    Add(Op->getSubExpr());
+  if (const auto *Op = dyn_cast<CompoundAssignOperator>(S);
+      Op &&
+      (Op->getOpcode() == BO_AddAssign || Op->getOpcode() == BO_SubAssign))
+    Add(Op->getLHS());
+  if (const auto *For = dyn_cast<ForStmt>(S))
+    if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
+      for (const Decl *D : Init->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          Into.insert(Var);
+  for (const Stmt *Child : S->children())
+    countersOf(Child, Into);
+}
+
+/// Cond compares a counter for equality (`i == 0`, `i + 1 == n`): true on one
+/// iteration.
+bool equalsCounter(const Stmt *Cond,
+                   const llvm::SmallPtrSetImpl<const VarDecl *> &Counters) {
+  if (!Cond)
+    return false;
+  auto NamesCounter = [&](const Stmt *E, auto &&Self) -> bool {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return Counters.count(dyn_cast<VarDecl>(Ref->getDecl())) != 0;
+    for (const Stmt *Child : E->children())
+      if (Child && Self(Child, Self))
+        return true;
+    return false;
+  };
+  if (const auto *Op = dyn_cast<BinaryOperator>(Cond);
+      Op && Op->getOpcode() == BO_EQ)
+    return NamesCounter(Op, NamesCounter);
+  for (const Stmt *Child : Cond->children())
+    if (equalsCounter(Child, Counters))
+      return true;
+  return false;
+}
+} // namespace
+
 bool inPeriodicBranch(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
-  return walkUpTo(S, Loop, Ctx, [](const Stmt *Parent, const Stmt *Child) {
+  llvm::SmallPtrSet<const VarDecl *, 4> Counters;
+  countersOf(Loop, Counters);
+  return walkUpTo(S, Loop, Ctx, [&](const Stmt *Parent, const Stmt *Child) {
     const auto *If = dyn_cast<IfStmt>(Parent);
-    return If && Child != If->getCond() && hasModulo(If->getCond());
+    return If && Child != If->getCond() &&
+           (hasModulo(If->getCond()) || equalsCounter(If->getCond(), Counters));
   });
 }
 

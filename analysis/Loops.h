@@ -26,6 +26,10 @@ class DeviceFlow;
 class StepContext;
 class UserCode;
 
+/// Loop's body always ends in a `break` or a `return`: it runs once (a
+/// smoke test that stops after its first batch).
+bool stopsAfterFirstPass(const clang::Stmt *Loop);
+
 /// The innermost loop of S's function (for, range-for, while, do) that runs
 /// S on every iteration: S is in its body, condition or increment, not in a
 /// range-for's range or a for's init. Null when there is none.
@@ -73,7 +77,9 @@ bool walkUpTo(const clang::Stmt *S, const clang::Stmt *Loop,
                   Visit);
 
 /// A branch between S and Loop runs only on some iterations: a condition
-/// with `%` (`if (i % 100 == 0)`), the logging interval of a training loop.
+/// with `%` (`if (i % 100 == 0)`), the logging interval of a training loop,
+/// or one that compares a counter of the loop for equality (`if (i == 0)`,
+/// the first or the last iteration). With Loop null, up to S's function.
 bool inPeriodicBranch(const clang::Stmt *S, const clang::Stmt *Loop,
                       clang::ASTContext &Ctx);
 

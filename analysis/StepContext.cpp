@@ -129,8 +129,10 @@ StepWork StepContext::bodyWork(const FunctionDecl *Definition) {
 LoopRole StepContext::roleOf(const Stmt *Loop) {
   if (auto It = Roles.find(Loop); It != Roles.end())
     return It->second;
-  // The loop itself is not nested in itself.
-  WorkFound Found = findWork(Loop, -1);
+  // The loop itself is not nested in itself. One that stops after its
+  // first pass runs no step repeatedly.
+  WorkFound Found =
+      stopsAfterFirstPass(Loop) ? WorkFound() : findWork(Loop, -1);
   LoopRole Role = Found.Direct   ? LoopRole::Step
                   : Found.Nested ? LoopRole::Epoch
                                  : LoopRole::Other;

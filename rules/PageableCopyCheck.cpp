@@ -94,7 +94,9 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Source || createdThenMoved(*Copy, Flow))
     return;
   Repetition Repeated = repetitionOf(Call, Flow, &context().stepContext(Ctx));
-  if (!Repeated)
+  // A copy on some iterations only (the first, a logging interval).
+  if (!Repeated || (Repeated.Loop && !Repeated.Call &&
+                    inPeriodicBranch(Call, Repeated.Loop, Ctx)))
     return;
 
   std::string Device = acceleratorName(Destination);
