@@ -312,6 +312,45 @@ TEST(UserCode, ProjectHeadersReportedAndFiltered) {
   EXPECT_EQ(Filtered["findings"][0]["file"], dataFile("with_header.cpp"));
 }
 
+TEST(UserCode, LineFilterShowsOnlyTheListedLinesAsClangTidy) {
+  std::string Database = databaseFor({"with_header.cpp"});
+  json All = json::parse(torchlint({"--format=json", Database}).Stdout);
+  std::vector<json> InHeader;
+  for (const json &F : All["findings"])
+    if (F["file"] == dataFile("project_model.h"))
+      InHeader.push_back(F);
+  ASSERT_FALSE(InHeader.empty());
+  unsigned Line = InHeader.front()["line"].get<unsigned>();
+
+  // A name matches the end of a path; a range keeps the lines inside it.
+  RunResult OneLine =
+      torchlint({"--format=json",
+                 "--line-filter=[{\"name\":\"project_model.h\",\"lines\":[[" +
+                     std::to_string(Line) + "," + std::to_string(Line) + "]]}]",
+                 Database});
+  json Shown = json::parse(OneLine.Stdout);
+  ASSERT_FALSE(Shown["findings"].empty());
+  for (const json &F : Shown["findings"]) {
+    EXPECT_EQ(F["file"], dataFile("project_model.h"));
+    EXPECT_EQ(F["line"], Line);
+  }
+
+  // Nothing on the listed lines: nothing shown, and the exit status agrees.
+  RunResult None = torchlint(
+      {"--format=json",
+       "--line-filter=[{\"name\":\"with_header.cpp\",\"lines\":[[1,1]]}]",
+       Database});
+  EXPECT_EQ(None.ExitCode, 0) << None.Stderr;
+  EXPECT_TRUE(json::parse(None.Stdout)["findings"].empty());
+
+  expectCleanError(torchlint({"--line-filter=[{\"lines\":[[1,2]]}]", Database}),
+                   "invalid --line-filter: an entry without a file name");
+  expectCleanError(
+      torchlint(
+          {"--line-filter=[{\"name\":\"a.cpp\",\"lines\":[[3,1]]}]", Database}),
+      "the range [3, 1] of a.cpp is empty");
+}
+
 TEST(Output, TextLooksLikeClang) {
   RunResult R = torchlint({"--color=never", databaseFor({"cli_program.cpp"})});
   std::string Expected = dataFile("cli_program.cpp") +

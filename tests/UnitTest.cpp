@@ -9,6 +9,7 @@
 #include "FixApplier.h"
 #include "ForeignFlags.h"
 #include "KeptUnits.h"
+#include "LineFilter.h"
 #include "PrecompiledPrefix.h"
 #include "ProgramRounds.h"
 #include "ResultCache.h"
@@ -452,6 +453,29 @@ TEST(Sharding, ShardSpecification) {
     EXPECT_FALSE(bool(S)) << Bad;
     if (!S)
       EXPECT_NE(llvm::toString(S.takeError()).find("expected K/N"),
+                std::string::npos);
+  }
+}
+
+TEST(LineFilter, ClangTidysSyntaxAndMeaning) {
+  llvm::Expected<LineFilter> Filter = parseLineFilter(
+      R"([{"name":"src/a.cpp","lines":[[1,3],[7,7]]},{"name":"b.h"}])");
+  ASSERT_TRUE(bool(Filter)) << llvm::toString(Filter.takeError());
+  EXPECT_TRUE(passesLineFilter(*Filter, "/repo/src/a.cpp", 2));
+  EXPECT_TRUE(passesLineFilter(*Filter, "/repo/src/a.cpp", 7));
+  EXPECT_FALSE(passesLineFilter(*Filter, "/repo/src/a.cpp", 5));
+  EXPECT_TRUE(passesLineFilter(*Filter, "/repo/include/b.h", 400));
+  EXPECT_FALSE(passesLineFilter(*Filter, "/repo/src/c.cpp", 1));
+  EXPECT_TRUE(passesLineFilter({}, "/anything.cpp", 1)) << "no filter";
+
+  for (const char *Bad :
+       {"", "{}", "[1]", R"([{"lines":[[1,2]]}])", R"([{"name":""}])",
+        R"([{"name":"a","lines":[1,2]}])", R"([{"name":"a","lines":[[0,2]]}])",
+        R"([{"name":"a","lines":[[3,2]]}])", R"([{"name":"a","lines":{}}])"}) {
+    llvm::Expected<LineFilter> Parsed = parseLineFilter(Bad);
+    EXPECT_FALSE(bool(Parsed)) << Bad;
+    if (!Parsed)
+      EXPECT_NE(llvm::toString(Parsed.takeError()).find("--line-filter"),
                 std::string::npos);
   }
 }

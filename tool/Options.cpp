@@ -40,6 +40,11 @@ OPTIONS:
                           of one commit apart
   --baseline=FILE         report only findings that are not in this SARIF log
                           (same rule, file and line fingerprint)
+  --line-filter=JSON      report only findings on these lines, as clang-tidy's
+                          --line-filter: '[{"name":"a.cpp","lines":[[1,3]]},
+                          {"name":"b.h"}]' (a name matches the end of a path;
+                          without lines, the whole file); every unit is still
+                          analyzed, for what the others tell it
   --config-file=FILE      a .clang-tidy file whose CheckOptions configure the rules
                           (torch-<rule>.<Option>); default: the nearest
                           .clang-tidy above the sources
@@ -262,6 +267,14 @@ llvm::Expected<Options> parseOptions(int Argc, const char *const *Argv) {
                             : Name == "--internal-imports" ? O.InternalImports
                                                            : O.Baseline;
       Target = V->str();
+    } else if (Name == "--line-filter") {
+      llvm::Expected<llvm::StringRef> V = TakeValue();
+      if (!V)
+        return V.takeError();
+      llvm::Expected<LineFilter> Filter = parseLineFilter(*V);
+      if (!Filter)
+        return usage(llvm::toString(Filter.takeError()));
+      O.Lines = std::move(*Filter);
     } else if (Name == "--shard") {
       llvm::Expected<llvm::StringRef> V = TakeValue();
       if (!V)

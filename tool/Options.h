@@ -3,6 +3,7 @@
 #ifndef TORCHLINT_TOOL_OPTIONS_H
 #define TORCHLINT_TOOL_OPTIONS_H
 
+#include "LineFilter.h"
 #include "Sharding.h"
 #include "core/Finding.h"
 
@@ -38,6 +39,8 @@ struct Options {
   std::string SarifCategory;
   /// Report only findings that are not in this SARIF log.
   std::string Baseline;
+  /// --line-filter: report only findings on these lines; empty: all.
+  LineFilter Lines;
   /// A .clang-tidy file whose CheckOptions configure the rules; empty: the
   /// nearest .clang-tidy above the sources, if any.
   std::string ConfigFile;

@@ -5,6 +5,7 @@
 #include "Configuration.h"
 #include "FixApplier.h"
 #include "KeptUnits.h"
+#include "LineFilter.h"
 #include "Options.h"
 #include "PrecompiledPrefix.h"
 #include "ProgramRounds.h"
@@ -385,13 +386,15 @@ int main(int Argc, const char **Argv) {
                     OptionProblems.end());
   SarifOptions Sarif{sourceRoot(O.SourceRoot, *Entries), O.SarifCategory};
   Sarif.WriteRootUri = !O.Hermetic;
-  if (Baseline) {
-    // Only what the baseline does not know: the text, the logs and the exit
-    // status all follow the new findings.
-    llvm::erase_if(R.Findings, [&](const Finding &F) {
-      return Baseline->count(resultKey(F, Sources, Sarif.SourceRoot)) > 0;
-    });
-  }
+  // Only what the baseline does not know, on the lines asked for: the text,
+  // the logs, the fixes and the exit status all follow what is shown.
+  auto Hidden = [&](const Finding &F, SourceCache &Texts) {
+    return !passesLineFilter(O.Lines, F.Where.File, F.Where.Begin.Line) ||
+           (Baseline &&
+            Baseline->count(resultKey(F, Texts, Sarif.SourceRoot)) > 0);
+  };
+  llvm::erase_if(R.Findings,
+                 [&](const Finding &F) { return Hidden(F, Sources); });
 
   {
     std::error_code EC;
@@ -469,10 +472,8 @@ int main(int Argc, const char **Argv) {
                        << '\n';
         break;
       }
-      if (Baseline)
-        llvm::erase_if(Next.Findings, [&](const Finding &F) {
-          return Baseline->count(resultKey(F, Fixed, Sarif.SourceRoot)) > 0;
-        });
+      llvm::erase_if(Next.Findings,
+                     [&](const Finding &F) { return Hidden(F, Fixed); });
       Outcome = applyFixes(Next.Findings, Fixed, Next.Digests);
       Applied += Outcome.Applied;
       ChangedFiles.insert(Outcome.ChangedFiles.begin(),
