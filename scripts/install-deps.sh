@@ -19,6 +19,10 @@ packages=(
   neovim
   # the Bazel aspect's check (scripts/bazel-check.sh): Bazel 4.2 and a JDK
   bazel-bootstrap
+  # man pages from --help; the Debian package (cpack -G DEB: dpkg-shlibdeps
+  # and file find the libraries it depends on); the pre-commit hook's test;
+  # the CI action's test reads action.yml
+  help2man dpkg-dev file pre-commit python3-yaml
 )
 
 missing=()

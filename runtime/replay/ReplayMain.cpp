@@ -43,6 +43,8 @@ result's verdict added (properties.replay in SARIF, "replay" in JSON).
                       is loaded, never a path from the analyzed source
   --input-shape DIMS  the model's input shape (1,3,224,224), when the recipe
                       does not give it (from_blob sizes, torch::zeros({...}))
+  --version           print the version and exit
+  --help              print this help and exit
 )";
 
 int usageError(const std::string &Message) {
