@@ -70,6 +70,7 @@ ChildSamples timeInChild(const ReplayContext &Ctx, const std::string &Scenario,
   ChildSamples Samples;
   Samples.Seconds = Answer["seconds"].get<std::vector<double>>();
   Samples.Clock = Answer["clock"].get<std::string>();
+  Samples.Steps = Answer.value("steps", 1u);
   Samples.Result =
       torch::tensor(Answer["result"].get<std::vector<double>>(), torch::kDouble)
           .view(Answer["shape"].get<std::vector<int64_t>>());
@@ -102,8 +103,10 @@ int runVariantHere(const std::vector<std::string> &Arguments) {
     Result = Result.contiguous();
     Answer["result"] = std::vector<double>(
         Result.data_ptr<double>(), Result.data_ptr<double>() + Result.numel());
+    unsigned Steps = 1;
     Answer["seconds"] = timeRepeatedly(
-        Ctx.Device, [&] { Variant(); }, Ctx.Timing);
+        Ctx.Device, [&] { Variant(); }, Ctx.Timing, &Steps);
+    Answer["steps"] = Steps;
     Answer["clock"] = clockFor(Ctx.Device);
   } catch (const std::exception &E) {
     Answer = {{"error", firstLine(E.what())}};

@@ -17,8 +17,9 @@
 namespace torchlint::replay {
 
 struct ChildSamples {
-  std::vector<double> Seconds;
+  std::vector<double> Seconds; // per step, one sample per batch
   std::string Clock;
+  unsigned Steps = 1; // steps per batch
   at::Tensor Result; // on the CPU
 };
 

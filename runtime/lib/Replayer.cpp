@@ -138,6 +138,8 @@ ordered_json replayProperties(const ReplayRow &Row, const Environment &Env) {
                          {"low", O.Ratio->Low},
                          {"high", O.Ratio->High}};
     Replay["repeats"] = O.Samples->Original.size();
+    Replay["stepsPerBatch"] = {{"original", O.Samples->OriginalSteps},
+                               {"fixed", O.Samples->FixedSteps}};
     Replay["clock"] = O.Samples->Clock;
   }
   if (!O.Measurements.empty())

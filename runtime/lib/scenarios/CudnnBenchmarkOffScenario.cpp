@@ -38,7 +38,8 @@ public:
     ChildSamples Original = timeInChild(Child, id(), false, Recipe);
     ChildSamples Fixed = timeInChild(Child, id(), true, Recipe);
     return judgeSpeed(
-        TimedSamples{Original.Seconds, Fixed.Seconds, Original.Clock},
+        TimedSamples{Original.Seconds, Fixed.Seconds, Original.Clock,
+                     Original.Steps, Fixed.Steps},
         Original.Result, Fixed.Result, toleranceFor(c10::ScalarType::Float),
         Ctx.Device);
   }
