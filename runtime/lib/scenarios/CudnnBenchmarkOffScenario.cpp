@@ -37,11 +37,10 @@ public:
     Child.Timing = Half;
     ChildSamples Original = timeInChild(Child, id(), false, Recipe);
     ChildSamples Fixed = timeInChild(Child, id(), true, Recipe);
-    return judgeSpeed(
-        TimedSamples{Original.Seconds, Fixed.Seconds, Original.Clock,
-                     Original.Steps, Fixed.Steps},
-        Original.Result, Fixed.Result, toleranceFor(c10::ScalarType::Float),
-        Ctx.Device);
+    return judgeSpeed(TimedSamples{Original.Seconds, Fixed.Seconds,
+                                   Original.Clock, Original.Steps, Fixed.Steps},
+                      Original.Result, Fixed.Result,
+                      toleranceFor(c10::ScalarType::Float), Ctx.Device);
   }
 
   std::function<torch::Tensor()> isolatedVariant(const nlohmann::json &Recipe,
