@@ -2,13 +2,17 @@
 """Runs the whole-program pairs of bench/gpu-programs (each rule's pattern and
 its fixed twin, built in BUILD) and writes what they measured as JSON.
 
-    gpu_programs.py BUILD OUT.json [--rounds R] [--steps N]
+    gpu_programs.py BUILD OUT.json [--rounds R] [--steps N] [--model FILE]
 
 Timed pairs run in turns (original, fixed, original, ...) for R rounds so that
 a drifting clock or a warming card weighs on both alike; the ratio is the
 median of the original's seconds over the median of the fixed twin's. A pair
 whose manifest expects `crash-confirmed` passes when the original exits with
-an error and the twin exits cleanly.
+an error and the twin exits cleanly. A pair that expects `understated` prints
+the time its own clock measured: its ratio is the fixed twin's (the true
+time) over the original's (what the program reported), as the replay of
+unsynchronized-timing reports it. Programs marked `model` run the
+TorchScript file --model names (TORCHLINT_MODEL), else their own.
 """
 import argparse
 import json
@@ -21,12 +25,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MANIFEST = os.path.join(HERE, "gpu-programs", "manifest.json")
 
 
-def run(build, name, steps, timeout):
+def run(build, name, steps, timeout, model=None):
     """One run of a program: its exit code and the JSON line it printed."""
+    env = dict(os.environ)
+    if model:
+        env["TORCHLINT_MODEL"] = model
     try:
         command = [os.path.join(build, name)] + ([str(steps)] if steps else [])
         done = subprocess.run(command, capture_output=True, text=True,
-                              timeout=timeout)
+                              timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return {"exit": None, "error": "past %d s" % timeout}
     said = {"exit": done.returncode}
@@ -38,8 +45,11 @@ def run(build, name, steps, timeout):
     return said
 
 
-def measure(build, pair, rounds, steps, timeout):
+def measure(build, pair, rounds, steps, timeout, model=None):
     row = dict(pair)
+    model = model if pair.get("model") else None
+    if model:
+        row["model_file"] = model
     if pair["expect"] == "crash-confirmed":
         original = run(build, pair["original"], steps, timeout)
         fixed = run(build, pair["fixed"], steps, timeout)
@@ -52,7 +62,7 @@ def measure(build, pair, rounds, steps, timeout):
     seconds = {"original": [], "fixed": []}
     for _ in range(rounds):
         for side in ("original", "fixed"):
-            said = run(build, pair[side], steps, timeout)
+            said = run(build, pair[side], steps, timeout, model)
             if said.get("exit") != 0 or "seconds" not in said:
                 row["error"] = "%s: %s" % (pair[side],
                                            said.get("error", said))
@@ -60,8 +70,10 @@ def measure(build, pair, rounds, steps, timeout):
             seconds[side].append(said["seconds"])
             row["device"] = said.get("device")
     row["seconds"] = seconds
-    row["ratio"] = (statistics.median(seconds["original"]) /
-                    statistics.median(seconds["fixed"]))
+    original, fixed = (statistics.median(seconds["original"]),
+                       statistics.median(seconds["fixed"]))
+    row["ratio"] = fixed / original if pair["expect"] == "understated" \
+        else original / fixed
     return row
 
 
@@ -73,6 +85,8 @@ def main():
     parser.add_argument("--steps", type=int, default=0,
                         help="steps per run (default: each program's own)")
     parser.add_argument("--timeout", type=int, default=60)
+    parser.add_argument("--model", help="the TorchScript file of the pairs "
+                        "marked 'model' (default: the program's own)")
     parser.add_argument("--only", action="append",
                         help="the pair with this id (repeatable)")
     args = parser.parse_args()
@@ -80,7 +94,8 @@ def main():
         pairs = [p for p in json.load(f) if not args.only or p["id"] in args.only]
     rows = []
     for pair in pairs:
-        row = measure(args.build, pair, args.rounds, args.steps, args.timeout)
+        row = measure(args.build, pair, args.rounds, args.steps, args.timeout,
+                      args.model)
         rows.append(row)
         shown = row.get("verdict") or row.get("error") or "%.2fx" % row["ratio"]
         print("%-28s %s" % (pair["id"], shown), flush=True)

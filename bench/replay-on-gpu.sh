@@ -2,23 +2,30 @@
 # Checks the runtime and the replay on a GPU and tabulates what it measured
 # for docs/replay-results.md.
 #
-#   bench/replay-on-gpu.sh prepare   here, where the analyzer builds: writes
-#                                    bench/.carry/ (the SARIF of test-inputs,
-#                                    at most three findings per rule; that of
-#                                    bench/gpu-programs; the nlohmann/json
-#                                    header; GoogleTest's sources)
+#   bench/replay-on-gpu.sh prepare   here, where the analyzer builds: builds
+#                                    what is carried (the runtime, the whole
+#                                    programs), runs its CPU checks, and
+#                                    writes bench/.carry/ (the SARIF of
+#                                    test-inputs, at most three findings per
+#                                    rule; that of bench/gpu-programs, the
+#                                    findings replayed with the exported
+#                                    model apart; the nlohmann/json header;
+#                                    GoogleTest's sources)
 #   bench/replay-on-gpu.sh run       on the GPU machine (no apt, no LLVM, no
 #                                    network): builds GoogleTest and runtime/
 #                                    against its CUDA libtorch, runs the
 #                                    runtime's tests and the doctor, replays
-#                                    the findings, and times each whole program
-#                                    of bench/gpu-programs beside the replay of
-#                                    its finding; results go to $OUT (default
-#                                    bench/.carry/out)
+#                                    the findings, exports a small ResNet-like
+#                                    TorchScript model, and times each whole
+#                                    program of bench/gpu-programs beside the
+#                                    replay of its finding; results go to
+#                                    $OUT (default bench/.carry/out)
 #
 # Carry bench/.carry to the GPU machine with the working tree. Each step of
 # `run` has its own time limit and the later steps run when an earlier one
-# fails, so that one short machine lease says as much as it can.
+# fails, so that one short machine lease says as much as it can; all of
+# `run` stops within DEVICE_SECONDS (default 470: under 8 minutes, so that a
+# 15-minute lease can run it twice).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 carry=$root/bench/.carry
@@ -44,9 +51,47 @@ prepare() {
   rm "$carry/test-inputs-all.sarif"
   "$build/bin/torchlint" "$build/gpu-programs" --format=sarif \
     -o "$carry/gpu-programs-all.sarif" || [[ $? -eq 1 ]]
+  # The pairs that run a TorchScript model are replayed with that model
+  # (--model), the others without.
+  python3 - "$root/bench/gpu-programs/manifest.json" "$carry" <<'PY'
+import json, sys
+pairs = json.load(open(sys.argv[1]))
+for name, keep in (("manifest-plain", False), ("manifest-model", True)):
+    json.dump([p for p in pairs if bool(p.get("model")) == keep],
+              open(f"{sys.argv[2]}/{name}.json", "w"))
+PY
   python3 "$root/bench/replay_sample.py" "$carry/gpu-programs-all.sarif" \
-    "$carry/gpu-programs.sarif" --listed "$root/bench/gpu-programs/manifest.json"
-  rm "$carry/gpu-programs-all.sarif"
+    "$carry/gpu-programs.sarif" --listed "$carry/manifest-plain.json"
+  python3 "$root/bench/replay_sample.py" "$carry/gpu-programs-all.sarif" \
+    "$carry/gpu-programs-model.sarif" --listed "$carry/manifest-model.json"
+  rm "$carry/gpu-programs-all.sarif" "$carry"/manifest-*.json
+
+  # What is carried must build and run here first: the runtime (its tests
+  # run under ctest), the whole programs, a few of their steps on the CPU,
+  # the replay of their findings on the CPU, and the scripts.
+  "$root/scripts/build.sh" torchlint-replay torchlint-doctor torchlint_replay_tests
+  cmake --build "$build/gpu-programs" --parallel "$(nproc)"
+  python3 -m py_compile "$root/bench/export_model.py" "$root/bench/gpu_programs.py" \
+    "$root/bench/replay-table.py"
+  local check
+  check=$(mktemp -d)
+  python3 "$root/bench/gpu_programs.py" "$build/gpu-programs" "$check/programs.json" \
+    --rounds 1 --steps 2 > "$check/programs.log"
+  python3 - "$check/programs.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+broken = [r["id"] for r in rows if "error" in r or
+          (r["expect"] == "crash-confirmed" and r["verdict"] != "crash-confirmed"
+           and r.get("original_exit") == 0 and r.get("fixed_exit") != 0)]
+if broken:
+    sys.exit("prepare: these programs did not run on the CPU: %s" % broken)
+print("prepare: %d pairs ran a few steps on the CPU" % len(rows))
+PY
+  for log in gpu-programs gpu-programs-model; do
+    "$build/bin/torchlint-replay" "$carry/$log.sarif" --device cpu \
+      --budget-seconds 1 --repeats 3 > "$check/$log.txt"
+  done
+  rm -rf "$check"
   echo "prepared $carry"
 }
 
@@ -55,7 +100,12 @@ prepare() {
 step() {
   local name=$1 limit=$2
   shift 2
-  local begin=$SECONDS
+  local begin=$SECONDS left=$((deadline - SECONDS))
+  if ((left < 10)); then
+    echo "step $name: SKIPPED, the run's $deadline s are spent"
+    return
+  fi
+  ((limit > left)) && limit=$left
   if timeout "$limit" "$@" >"$out/$name.log" 2>&1; then
     echo "step $name: ok ($((SECONDS - begin)) s)"
   else
@@ -66,6 +116,7 @@ step() {
 
 run() {
   out=${OUT:-$carry/out}
+  deadline=${DEVICE_SECONDS:-470}
   local build=${REPLAY_BUILD_DIR:-$root/build-replay}
   local gtest=$build/googletest-install programs=$build/gpu-programs
   local prefix=${TORCH_PREFIX:-} jobs
@@ -117,18 +168,27 @@ run() {
   step programs-replay 100 "$build/bin/torchlint-replay" \
     "$carry/gpu-programs.sarif" -o "$out/programs-replayed.sarif" \
     --budget-seconds 5
-  step programs 200 python3 "$root/bench/gpu_programs.py" "$programs" \
-    "$out/programs.json" --rounds "${PROGRAM_ROUNDS:-3}"
+  # A model as users deploy one: scripted in Python, saved, loaded in C++.
+  step export-model 60 python3 "$root/bench/export_model.py" "$out/model.pt"
+  local model=()
+  [[ -s "$out/model.pt" ]] && model=(--model "$out/model.pt")
+  step model-replay 60 "$build/bin/torchlint-replay" \
+    "$carry/gpu-programs-model.sarif" -o "$out/model-replayed.sarif" \
+    --budget-seconds 5 "${model[@]}" --input-shape 1,3,224,224
+  step programs 240 python3 "$root/bench/gpu_programs.py" "$programs" \
+    "$out/programs.json" --rounds "${PROGRAM_ROUNDS:-3}" "${model[@]}"
   cat "$out/programs.log" || true
   python3 "$root/bench/replay-table.py" "$out/replayed.sarif" \
     --programs "$out/programs.json" "$out/programs-replayed.sarif" \
+    "$out/model-replayed.sarif" \
     >"$out/replay-results.md" 2>"$out/table.log" || cat "$out/table.log"
   cat "$out/replay-results.md"
+  echo "run took $SECONDS s of its $deadline"
   echo "results in $out"
 }
 
 case "${1:-}" in
 prepare) prepare ;;
 run) run ;;
-*) sed -n '2,21p' "$0" >&2; exit 2 ;;
+*) sed -n '2,29p' "$0" >&2; exit 2 ;;
 esac

@@ -2,11 +2,13 @@
 """Tabulates the verdicts of a SARIF log that torchlint-replay annotated, as
 Markdown: one row per replayed result, then the count of each verdict.
 
-    replay-table.py REPLAYED.sarif [--programs PROGRAMS.json PROGRAMS.sarif]
+    replay-table.py REPLAYED.sarif [--programs PROGRAMS.json PROGRAMS.sarif...]
 
 With --programs, a second table puts the replay's speed-up for each whole
-program of bench/gpu-programs (PROGRAMS.sarif, replayed) beside the speed-up
-the program itself showed (PROGRAMS.json, from bench/gpu_programs.py)."""
+program of bench/gpu-programs (PROGRAMS.sarif, replayed; several logs where
+some findings were replayed with --model) beside the speed-up the program
+itself showed (PROGRAMS.json, from bench/gpu_programs.py), and whether the two
+agree within 10%."""
 import argparse
 import collections
 import json
@@ -51,16 +53,22 @@ def speed_text(replay):
     return "%.2fx [%.2f, %.2f]" % (speed["ratio"], speed["low"], speed["high"])
 
 
-def programs_table(programs_path, replayed_path):
-    """The replay's ratio beside the whole program's, per rule."""
+def programs_table(programs_path, *replayed_paths):
+    """The replay's ratio beside the whole program's, per pair."""
     with open(programs_path, encoding="utf-8") as f:
         programs = json.load(f)
-    with open(replayed_path, encoding="utf-8") as f:
-        replayed = list(replayed_results(json.load(f)))
+    replayed = []
+    for path in replayed_paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                replayed += list(replayed_results(json.load(f)))
+        except (OSError, ValueError) as error:
+            print("(%s: %s)" % (path, error), file=sys.stderr)
     print("\n## Whole programs beside the replay\n")
-    print("| rule | program | replay verdict | replay speed-up [95% CI] "
-          "| program speed-up | replay / program - 1 |")
-    print("|---|---|---|---|---|---|")
+    print("| rule | pair | replay verdict | replay speed-up [95% CI] "
+          "| program speed-up | replay / program - 1 | within 10% |")
+    print("|---|---|---|---|---|---|---|")
+    within = []
     for row in programs:
         found = [replay for result, replay in replayed
                  if is_listed(row, result)]
@@ -80,10 +88,19 @@ def programs_table(programs_path, replayed_path):
                    if speed else "-")
         else:
             program, gap = row.get("error", "not run"), "-"
-        print("| %s | %s | %s | %s | %s | %s |" % (
-            row["rule"], row["original"], verdict,
+        close = "-"
+        if gap != "-":
+            close = "yes" if abs(float(gap)) <= 0.10 else "no"
+            within.append(close == "yes")
+        elif row["expect"] == "crash-confirmed" and replay:
+            close = "yes" if (row.get("verdict") == replay["verdict"]) else "no"
+            within.append(close == "yes")
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (
+            row["rule"], row.get("id", row["original"]), verdict,
             replay_speed.replace("|", "\\|"), program.replace("|", "\\|"),
-            gap))
+            gap, close))
+    print("\n%d of %d pairs agree (timed pairs within 10%%, crashes "
+          "confirmed by both)" % (sum(within), len(within)))
 
 
 def main(path):
@@ -120,8 +137,8 @@ def main(path):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("replayed")
-    parser.add_argument("--programs", nargs=2,
-                        metavar=("PROGRAMS.json", "PROGRAMS.sarif"))
+    parser.add_argument("--programs", nargs="+",
+                        metavar="PROGRAMS.json PROGRAMS.sarif")
     args = parser.parse_args()
     main(args.replayed)
     if args.programs:

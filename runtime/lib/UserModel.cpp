@@ -83,4 +83,32 @@ std::optional<LoadedUserModel> loadUserModel(const nlohmann::json &Recipe,
   return Loaded;
 }
 
+namespace {
+
+std::optional<torch::Tensor> findTensor(const c10::IValue &Value) {
+  if (Value.isTensor())
+    return Value.toTensor();
+  std::vector<c10::IValue> Parts;
+  if (Value.isTuple())
+    Parts = Value.toTupleRef().elements().vec();
+  else if (Value.isList())
+    Parts = Value.toListRef().vec();
+  else if (Value.isGenericDict())
+    for (const auto &Entry : Value.toGenericDict())
+      Parts.push_back(Entry.value());
+  for (const c10::IValue &Part : Parts)
+    if (std::optional<torch::Tensor> Found = findTensor(Part))
+      return Found;
+  return std::nullopt;
+}
+
+} // namespace
+
+torch::Tensor firstTensorOf(const c10::IValue &Output) {
+  if (std::optional<torch::Tensor> Found = findTensor(Output))
+    return *Found;
+  throw std::runtime_error("the model's forward returned no tensor (" +
+                           Output.tagKind() + ")");
+}
+
 } // namespace torchlint::replay

@@ -4,9 +4,9 @@
 // A recipe never names a model file to load: loading a TorchScript file runs
 // its code, so a path taken from the analyzed source is never followed.
 // `torchlint-replay --model FILE` names one; the scenarios that run a loaded
-// model (setup-in-loop's load, unsynchronized-timing) then replay with it,
-// on an input of the shape --input-shape gives, or else the recipe's (the
-// from_blob sizes, a literal torch::zeros({...})).
+// model (setup-in-loop's load, unsynchronized-timing, eval-without-no-grad)
+// then replay with it, on an input of the shape --input-shape gives, or else
+// the recipe's (the from_blob sizes, a literal torch::zeros({...})).
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +44,11 @@ std::optional<LoadedUserModel> loadUserModel(const nlohmann::json &Recipe,
                                              ReplayContext &Ctx,
                                              const c10::Device &Device,
                                              std::string &Reason);
+
+/// What a model's forward returned, as one tensor: the tensor itself, or
+/// the first tensor of a tuple, list or dict (detection heads return
+/// several). Throws std::runtime_error when there is none.
+torch::Tensor firstTensorOf(const c10::IValue &Output);
 
 } // namespace torchlint::replay
 

@@ -450,6 +450,18 @@ TEST(Scenarios, ModelNamedByTheUserIsLoadedWithItsInputShape) {
       findScenario(scenario::UnsynchronizedTiming)->replay(TimingRecipe, Timed);
   EXPECT_NE(TimedOutcome.Result, Verdict::NotRun) << TimedOutcome.Reason;
   EXPECT_TRUE(mentions(Timed.Assumptions, "one forward pass of that model"));
+
+  // Inference without a guard runs it too, its result compared.
+  ReplayContext Evaluated = cpuContext();
+  Evaluated.ModelFile = Path;
+  json EvalRecipe = {{"scenario", scenario::EvalWithoutNoGrad},
+                     {"batches", 4},
+                     {"input", {{"shape", {8, 16}}}}};
+  ScenarioOutcome EvalOutcome =
+      findScenario(scenario::EvalWithoutNoGrad)->replay(EvalRecipe, Evaluated);
+  EXPECT_NE(EvalOutcome.Result, Verdict::NotRun) << EvalOutcome.Reason;
+  EXPECT_TRUE(EvalOutcome.Measurements["same_result"].get<bool>());
+  EXPECT_TRUE(mentions(Evaluated.Assumptions, "the model of --model " + Path));
   std::filesystem::remove(Path);
 
   // A file that is no TorchScript model is named, not a crash.
@@ -463,6 +475,16 @@ TEST(Scenarios, ModelNamedByTheUserIsLoadedWithItsInputShape) {
   EXPECT_EQ(NotLoaded.Reason.rfind("--model /etc/hostname does not load: ", 0),
             0u)
       << NotLoaded.Reason;
+}
+
+TEST(Scenarios, AModelsFirstTensorIsItsResult) {
+  torch::Tensor Boxes = torch::ones({2, 4});
+  EXPECT_TRUE(firstTensorOf(c10::IValue(Boxes)).equal(Boxes));
+  c10::IValue Detections = c10::ivalue::Tuple::create(
+      {c10::IValue(c10::List<torch::Tensor>({Boxes})),
+       c10::IValue(torch::zeros({2}))});
+  EXPECT_TRUE(firstTensorOf(Detections).equal(Boxes));
+  EXPECT_THROW(firstTensorOf(c10::IValue(3)), std::runtime_error);
 }
 
 TEST(Scenarios, InputShapesAreParsedStrictly) {

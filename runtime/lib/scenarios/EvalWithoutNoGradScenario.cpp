@@ -2,11 +2,14 @@
 //
 // The claim: without NoGradGuard every forward pass records the autograd
 // graph and keeps its activations alive, which costs time and memory. It
-// holds on any device, so without a usable GPU this runs on the CPU.
+// holds on any device, so without a usable GPU this runs on the CPU. With
+// --model the program's own TorchScript model runs instead of the rebuilt
+// one (a deployment's model is rarely visible in its source).
 //
 //===----------------------------------------------------------------------===//
 
 #include "PeakMemory.h"
+#include "UserModel.h"
 #include "ScenarioRegistry.h"
 #include "Workload.h"
 #include "common/Scenarios.h"
@@ -28,9 +31,23 @@ public:
       Batches = std::max<int64_t>(1, Recipe["batches"].get<int64_t>());
     else
       Ctx.assume("the number of batches is not known; 20 per timed run");
-    auto Model = W.model(Device);
-    Model->eval();
-    torch::Tensor Input = W.input(Device);
+    std::function<torch::Tensor()> Forward;
+    if (!Ctx.ModelFile.empty()) {
+      std::string NotLoaded;
+      std::optional<LoadedUserModel> Scripted =
+          loadUserModel(Recipe, Ctx, Device, NotLoaded);
+      if (!Scripted)
+        return ScenarioOutcome::notRun(NotLoaded);
+      Forward = [Module = Scripted->Module, Input = Scripted->Input]() mutable {
+        return firstTensorOf(Module.forward({Input}));
+      };
+    } else {
+      auto Model = W.model(Device);
+      Model->eval();
+      Forward = [Model, Input = W.input(Device)]() mutable {
+        return Model->forward(Input);
+      };
+    }
     auto Variant = [=](bool NoGrad) {
       return [=]() mutable {
         std::optional<torch::NoGradGuard> Guard;
@@ -39,7 +56,7 @@ public:
         // Predictions are kept, as an evaluation that collects them does.
         std::vector<torch::Tensor> Predictions;
         for (int64_t I = 0; I < Batches; ++I)
-          Predictions.push_back(Model->forward(Input));
+          Predictions.push_back(Forward());
         return torch::stack(Predictions).sum(0).detach();
       };
     };
