@@ -381,8 +381,14 @@ bool isModuleBaseTemplate(const CXXRecordDecl *RD) {
 }
 } // namespace
 
+static bool isParameterFree(const CXXRecordDecl *Impl, unsigned Depth);
+
 bool isParameterFree(const CXXRecordDecl *Impl) {
-  if (!Impl || !Impl->getDeclName().isIdentifier())
+  return isParameterFree(Impl, 0);
+}
+
+static bool isParameterFree(const CXXRecordDecl *Impl, unsigned Depth) {
+  if (!Impl || !Impl->getDeclName().isIdentifier() || Depth > 8)
     return false;
   if (isInTorchNamespace(Impl)) {
     llvm::StringRef Name = Impl->getName();
@@ -410,13 +416,19 @@ bool isParameterFree(const CXXRecordDecl *Impl) {
   const CXXRecordDecl *Def = Impl->getDefinition();
   if (!Def || !isModuleClass(Def))
     return false;
-  for (const FieldDecl *Field : Def->fields())
-    if (isTensor(Field->getType()) || moduleClassOf(Field->getType()))
+  // A member module that holds no parameters (a loss made of losses) adds
+  // none, registered or not.
+  for (const FieldDecl *Field : Def->fields()) {
+    if (isTensor(Field->getType()))
       return false;
+    if (const CXXRecordDecl *Member = moduleClassOf(Field->getType()))
+      if (Member == Def || !isParameterFree(Member, Depth + 1))
+        return false;
+  }
   for (const CXXBaseSpecifier &Base : Def->bases()) {
     const CXXRecordDecl *BaseClass = recordOf(Base.getType());
     if (BaseClass && !isModuleBaseTemplate(BaseClass) &&
-        !isParameterFree(BaseClass))
+        !isParameterFree(BaseClass, Depth + 1))
       return false;
   }
   return !ClassScanner(/*LookForDevices=*/false).scan(Def);

@@ -111,17 +111,25 @@ void CpuTensorThenMovedCheck::check(const MatchFinder::MatchResult &Result) {
     return;
 
   std::string Device = acceleratorName(Destination);
-  Repetition Repeated = repetitionOf(Call, Flow, &context().stepContext(Ctx));
+  StepContext &Steps = context().stepContext(Ctx);
+  Repetition Repeated = repetitionOf(Call, Flow, &Steps);
+  // In an epoch's loop, around the loop over the batches: once per epoch,
+  // a cost as small as a copy made once.
+  bool PerEpoch = Repeated.Loop && !Repeated.Call &&
+                  Steps.roleOf(Repeated.Loop) == LoopRole::Epoch;
   std::string Factory = factoryName(Made->Factory);
-  FindingBuilder Finding = report(
-      Ctx, Made->Factory->getSourceRange(),
-      "tensor created on the CPU by '" + Factory + "' only to be copied to " +
-          Device + (Repeated ? " on every iteration" : std::string()) +
-          runTimeCondition(Destination) +
-          ", which costs a fill on the host and a copy");
+  FindingBuilder Finding =
+      report(Ctx, Made->Factory->getSourceRange(),
+             "tensor created on the CPU by '" + Factory +
+                 "' only to be copied to " + Device +
+                 (PerEpoch   ? " once per epoch"
+                  : Repeated ? " on every iteration"
+                             : std::string()) +
+                 runTimeCondition(Destination) +
+                 ", which costs a fill on the host and a copy");
   Finding.remedy("create it on " + Device + ": give '" + Factory +
                  "' the device in its options");
-  if (!Repeated)
+  if (!Repeated || PerEpoch)
     Finding.level(Level::Note);
   noteRunTimeChoices(Finding, Destination);
   const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());

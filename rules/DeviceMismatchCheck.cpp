@@ -59,6 +59,19 @@ bool agreesSometimes(const FactSet &A, const FactSet &B) {
   return false;
 }
 
+/// On some paths the module is moved to the very device variable the input
+/// is on: the paths where it is not were told apart by a condition (a flag,
+/// the device's own value) that the flow does not relate to that variable,
+/// so their disagreement is no evidence of a mismatch.
+bool movedToTheSameDevice(const FactSet &ModuleFacts,
+                          const DeviceFact &InputFact) {
+  if (!InputFact.Symbol)
+    return false;
+  return llvm::any_of(ModuleFacts, [&](const DeviceFact &F) {
+    return F.How != Provenance::ModuleCreated && F.Symbol == InputFact.Symbol;
+  });
+}
+
 /// The function also hands Input's variable to an API that needs it on the
 /// CPU (the lengths of a packed sequence): it is kept there by design, and a
 /// module given it uses it on the host in the same way.
@@ -194,6 +207,8 @@ void DeviceMismatchCheck::checkModuleCall(const Expr *Call, const Expr *Module,
       continue;
     std::string InputName = quoted(Input, Ctx, "the input");
     bool SomePaths = agreesSometimes(ModuleFacts, InputFacts);
+    if (SomePaths && movedToTheSameDevice(ModuleFacts, InputFact))
+      continue;
     bool ModuleStaysOnCpu = ModuleFact.How == Provenance::ModuleCreated;
 
     std::string Message = named("input", Input, Ctx) +

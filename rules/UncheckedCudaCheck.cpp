@@ -5,6 +5,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 
 using namespace clang;
@@ -33,6 +34,65 @@ AST_MATCHER(FunctionDecl, isScriptModuleLoadDecl) {
 }
 AST_MATCHER(Expr, namesOptionalDevice) {
   return api::isOptionalDevice(Node.getType());
+}
+
+bool isCudaLiteral(const Expr *E) {
+  std::optional<api::DeviceLiteral> Literal = api::asDeviceLiteral(E);
+  return Literal && Literal->Kind == api::DeviceKind::CUDA;
+}
+
+/// `device.is_cuda()`, `x.is_cuda()`, `device.type() == torch::kCUDA`,
+/// `device_type_ == c10::kCUDA`: a test that a device the program already
+/// chose is a GPU, not a choice of one.
+bool testsForChosenGpu(const Expr *Cond) {
+  Cond = api::ignoreWrappers(Cond);
+  if (!Cond)
+    return false;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Cond))
+    if (const CXXMethodDecl *Method = Call->getMethodDecl())
+      return Method->getName() == "is_cuda";
+  const Expr *Left = nullptr, *Right = nullptr;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(Cond)) {
+    if (Binary->getOpcode() == BO_LAnd)
+      return testsForChosenGpu(Binary->getLHS()) ||
+             testsForChosenGpu(Binary->getRHS());
+    if (Binary->getOpcode() != BO_EQ)
+      return false;
+    Left = Binary->getLHS();
+    Right = Binary->getRHS();
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Cond)) {
+    if (Op->getOperator() != OO_EqualEqual || Op->getNumArgs() != 2)
+      return false;
+    Left = Op->getArg(0);
+    Right = Op->getArg(1);
+  } else {
+    return false;
+  }
+  // One side names CUDA, the other is the program's own device value.
+  return (isCudaLiteral(Left) && !api::asDeviceLiteral(Right)) ||
+         (isCudaLiteral(Right) && !api::asDeviceLiteral(Left));
+}
+
+/// E runs only where a device the program chose earlier is a GPU: whether
+/// CUDA works was settled (and is reported, if unchecked) where it chose.
+bool followsAChosenGpu(const Expr *E, ASTContext &Ctx) {
+  const Stmt *Child = E;
+  for (unsigned Depth = 0; Child && Depth < 64; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Child);
+    if (Parents.empty())
+      return false;
+    const Stmt *Parent = Parents[0].get<Stmt>();
+    if (!Parent)
+      return false;
+    if (const auto *If = dyn_cast<IfStmt>(Parent))
+      if (If->getThen() == Child && testsForChosenGpu(If->getCond()))
+        return true;
+    if (const auto *Cond = dyn_cast<ConditionalOperator>(Parent))
+      if (Cond->getTrueExpr() == Child && testsForChosenGpu(Cond->getCond()))
+        return true;
+    Child = Parent;
+  }
+  return false;
 }
 
 constexpr const char *Consequence =
@@ -85,7 +145,8 @@ void UncheckedCudaCheck::check(const MatchFinder::MatchResult &Result) {
 
   if (const auto *Call =
           Result.Nodes.getNodeAs<CXXMemberCallExpr>("cuda-call")) {
-    if (!Flow.reachable(Call) || !Reported.insert(Call).second)
+    if (!Flow.reachable(Call) || followsAChosenGpu(Call, Ctx) ||
+        !Reported.insert(Call).second)
       return;
     const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());
     SourceRange Range =
@@ -108,6 +169,8 @@ void UncheckedCudaCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     // A .cuda() that feeds a device reports itself.
     if (isa<CXXMemberCallExpr>(F.Literal))
+      continue;
+    if (followsAChosenGpu(F.Literal, Ctx))
       continue;
     if (!Reported.insert(F.Literal).second)
       continue;

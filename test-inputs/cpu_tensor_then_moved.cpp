@@ -129,6 +129,24 @@ void tuned_convolutions(torch::Device device) {
   conv->to(device);
 }
 
+// Once per epoch, around the loop over the batches: as cheap as a copy made
+// once, so a note, not a warning.
+void epochs(Denoiser &model, torch::Device device, int64_t epochs) {
+  torch::optim::SGD optimizer(model->parameters(), 0.01);
+  for (int64_t epoch = 0; epoch < epochs; ++epoch) {
+    auto totals = torch::zeros({4}).to(device); // expect: torch-cpu-tensor-then-moved [note] "tensor created on the CPU by 'torch::zeros' only to be copied to the GPU once per epoch, which costs a fill on the host and a copy"
+    for (int64_t step = 0; step < 8; ++step) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in plain float32"
+      auto x = torch::rand({32, 16}, torch::TensorOptions().device(device));
+      auto loss = model->forward(x).pow(2).mean();
+      optimizer.zero_grad();
+      loss.backward();
+      optimizer.step();
+      totals[0] += loss.detach();
+    }
+    std::cout << totals.sum().item<float>() << "\n";
+  }
+}
+
 int main() {
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
@@ -149,4 +167,5 @@ int main() {
   like_a_device_tensor(device);
   moved_like_another_tensor(torch::rand({1}, torch::TensorOptions().device(device)));
   tuned_convolutions(device);
+  epochs(model, device, 2);
 }

@@ -303,6 +303,68 @@ void overridden_to() {
   std::cout << backbone->forward(x).sum() << "\n";
 }
 
+// The model is moved in the constructor only when the GPU is asked for, and
+// the device member is chosen by the same flag: the input follows the device
+// member, so both are on the GPU or both on the CPU. The flow does not
+// correlate the move's condition with the member's value; since the module
+// is moved to the very device the input is on, on the paths where it is
+// moved, no error is claimed from that gap.
+class Detector {
+public:
+  explicit Detector(bool use_cuda)
+      : device_(use_cuda ? torch::kCUDA : torch::kCPU) { // expect: torch-unchecked-cuda [warning] "'torch::kCUDA' is used without checking"
+    if (use_cuda)
+      model_->to(device_);
+    model_->eval();
+  }
+  torch::Tensor detect(const torch::Tensor &frame) {
+    torch::NoGradGuard no_grad;
+    auto x = frame.to(device_);
+    return model_->forward(x);
+  }
+
+private:
+  torch::Device device_;
+  Net model_;
+};
+
+void moved_under_the_device_choice(bool use_gpu) {
+  Detector detector(use_gpu);
+  detector.detect(torch::rand({1, 784}));
+}
+
+// A loss written as a module that holds only other losses has no
+// parameters: it computes wherever its inputs are, so it has no device of
+// its own to disagree with them.
+struct DiceLossImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor &p, const torch::Tensor &t) {
+    return 1 - (2 * (p * t).sum() + 1) / (p.sum() + t.sum() + 1);
+  }
+};
+TORCH_MODULE(DiceLoss);
+
+class CombinedLoss : public torch::nn::Module {
+public:
+  explicit CombinedLoss(double weight) : weight_(weight) {}
+  torch::Tensor forward(const torch::Tensor &p, const torch::Tensor &t) {
+    return weight_ * dice_->forward(p, t) + torch::mse_loss(p, t);
+  }
+
+private:
+  double weight_;
+  DiceLoss dice_;
+};
+
+void loss_module_of_losses() {
+  torch::Device device = pick_device();
+  Net model;
+  model->to(device);
+  CombinedLoss criterion(0.5);
+  auto x = torch::rand({8, 784}, torch::TensorOptions().device(device));
+  auto y = torch::rand({8, 10}, torch::TensorOptions().device(device));
+  criterion.forward(model->forward(x), y).backward();
+}
+
 int main() {
   model_moved_in_helper();
   member_model();
@@ -321,4 +383,6 @@ int main() {
   lambda_moves_input();
   packed_sequence_lengths();
   overridden_to();
+  moved_under_the_device_choice(false);
+  loss_module_of_losses();
 }

@@ -176,6 +176,25 @@ void lambda_inside_check() {
   }
 }
 
+// A test that the device the program chose is a GPU is not a new choice of
+// one: whether CUDA works was settled where the device was chosen (checked
+// here), and is reported there when it was not.
+torch::Tensor follow_the_chosen_device(const torch::Tensor &x,
+                                       const torch::Device &device) {
+  if (device.is_cuda())
+    return x.to(torch::kCUDA);
+  if (device.type() == torch::kCUDA && x.dim() > 1)
+    return x.cuda();
+  return x;
+}
+
+void chooses_then_follows() {
+  torch::Device device(torch::cuda::is_available() ? torch::kCUDA
+                                                   : torch::kCPU);
+  std::cout << follow_the_chosen_device(torch::ones({2}), device).sum().item<float>()
+            << "\n";
+}
+
 int main(int argc, char **argv) {
   device_variable();
   tensor_cuda_call();
@@ -186,6 +205,7 @@ int main(int argc, char **argv) {
   check_does_not_cover();
   check_ignored();
   user_flag(argc > 1);
+  chooses_then_follows();
   unchecked_caller();
   lambda_on_unchecked_path();
   chosen_by_availability();
