@@ -25,6 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MANIFEST = os.path.join(HERE, "gpu-programs", "manifest.json")
 
 
+WARMUP = None  # --warmup: the programs' second argument, else their own
+
+
 def run(build, name, steps, timeout, model=None):
     """One run of a program: its exit code and the JSON line it printed."""
     env = dict(os.environ)
@@ -32,6 +35,8 @@ def run(build, name, steps, timeout, model=None):
         env["TORCHLINT_MODEL"] = model
     try:
         command = [os.path.join(build, name)] + ([str(steps)] if steps else [])
+        if steps and WARMUP is not None:
+            command.append(str(WARMUP))
         done = subprocess.run(command, capture_output=True, text=True,
                               timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
@@ -85,11 +90,15 @@ def main():
     parser.add_argument("--steps", type=int, default=0,
                         help="steps per run (default: each program's own)")
     parser.add_argument("--timeout", type=int, default=60)
+    parser.add_argument("--warmup", type=int,
+                        help="warm-up steps of each run (with --steps)")
     parser.add_argument("--model", help="the TorchScript file of the pairs "
                         "marked 'model' (default: the program's own)")
     parser.add_argument("--only", action="append",
                         help="the pair with this id (repeatable)")
     args = parser.parse_args()
+    global WARMUP
+    WARMUP = args.warmup
     with open(MANIFEST, encoding="utf-8") as f:
         pairs = [p for p in json.load(f) if not args.only or p["id"] in args.only]
     rows = []

@@ -340,8 +340,8 @@ TEST(Scenarios, ModulesThatCannotBeClonedRaiseOnTheCpu) {
                      {"call", "data_parallel"},
                      {"kind", Kind},
                      {"submodule", Submodule}};
-      ScenarioOutcome O = findScenario(scenario::DataParallelNotCloneable)
-                              ->replay(Recipe, Ctx);
+      ScenarioOutcome O =
+          findScenario(scenario::DataParallelNotCloneable)->replay(Recipe, Ctx);
       EXPECT_EQ(verdictName(O.Result), std::string(verdictName(Wanted)))
           << Kind << (Submodule ? " (submodule): " : ": ") << O.Reason;
       EXPECT_EQ(O.RanOn, "cpu");
@@ -358,11 +358,10 @@ TEST(Scenarios, ModulesThatCannotBeClonedRaiseOnTheCpu) {
 
 TEST(Scenarios, DataParallelPerStepIsNotRunWithoutTwoGpus) {
   ReplayContext Ctx = cpuContext();
-  ScenarioOutcome O =
-      findScenario(scenario::DataParallelPerStep)
-          ->replay({{"scenario", scenario::DataParallelPerStep},
-                    {"devices", "all-visible"}},
-                   Ctx);
+  ScenarioOutcome O = findScenario(scenario::DataParallelPerStep)
+                          ->replay({{"scenario", scenario::DataParallelPerStep},
+                                    {"devices", "all-visible"}},
+                                   Ctx);
   EXPECT_EQ(O.Result, Verdict::NotRun);
   EXPECT_NE(O.Reason.find("two or more GPUs"), std::string::npos) << O.Reason;
   EXPECT_NE(O.Reason.find(Ctx.CudaUnusable), std::string::npos) << O.Reason;
@@ -454,8 +453,10 @@ TEST(Scenarios, ModelNamedByTheUserIsLoadedWithItsInputShape) {
   // Inference without a guard runs it too, its result compared.
   ReplayContext Evaluated = cpuContext();
   Evaluated.ModelFile = Path;
+  // (A TorchScript module's recipe names no layers the replay could build.)
   json EvalRecipe = {{"scenario", scenario::EvalWithoutNoGrad},
                      {"batches", 4},
+                     {"module", {{"type", "Module"}, {"args", nullptr}}},
                      {"input", {{"shape", {8, 16}}}}};
   ScenarioOutcome EvalOutcome =
       findScenario(scenario::EvalWithoutNoGrad)->replay(EvalRecipe, Evaluated);

@@ -37,7 +37,11 @@ if [[ ${TORCHLINT_PACKAGE_TEST:-} == apt ]]; then
     fail "a torchlint package is already installed; not replacing it"
   fi
   sudo=()
-  ((EUID == 0)) || sudo=(sudo)
+  if ((EUID != 0)); then
+    command -v sudo > /dev/null ||
+      fail "TORCHLINT_PACKAGE_TEST=apt needs root or sudo to install the package"
+    sudo=(sudo)
+  fi
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get install -y -q "$package" > "$scratch/apt.log" 2>&1 ||
     { cat "$scratch/apt.log" >&2; fail "apt-get install $package failed"; }

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "PeakMemory.h"
-#include "UserModel.h"
 #include "ScenarioRegistry.h"
+#include "UserModel.h"
 #include "Workload.h"
 #include "common/Scenarios.h"
 
@@ -25,7 +25,6 @@ public:
   ScenarioOutcome replay(const nlohmann::json &Recipe,
                          ReplayContext &Ctx) const override {
     c10::Device Device = Ctx.deviceOrCpu();
-    Workload W = Workload::fromRecipe(Recipe, Ctx);
     int64_t Batches = 20;
     if (Recipe.contains("batches") && Recipe["batches"].is_number_integer())
       Batches = std::max<int64_t>(1, Recipe["batches"].get<int64_t>());
@@ -42,6 +41,9 @@ public:
         return firstTensorOf(Module.forward({Input}));
       };
     } else {
+      // The rebuilt module only where no model was named: a TorchScript
+      // model's layers are in its file, not in the recipe.
+      Workload W = Workload::fromRecipe(Recipe, Ctx);
       auto Model = W.model(Device);
       Model->eval();
       Forward = [Model, Input = W.input(Device)]() mutable {
