@@ -25,19 +25,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MANIFEST = os.path.join(HERE, "gpu-programs", "manifest.json")
 
 
-WARMUP = None  # --warmup: the programs' second argument, else their own
-
-
-def run(build, name, steps, timeout, model=None):
+def run(build, name, arguments, timeout, model=None):
     """One run of a program: its exit code and the JSON line it printed."""
     env = dict(os.environ)
     if model:
         env["TORCHLINT_MODEL"] = model
     try:
-        command = [os.path.join(build, name)] + ([str(steps)] if steps else [])
-        if steps and WARMUP is not None:
-            command.append(str(WARMUP))
-        done = subprocess.run(command, capture_output=True, text=True,
+        done = subprocess.run([os.path.join(build, name)] + arguments,
+                              capture_output=True, text=True,
                               timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return {"exit": None, "error": "past %d s" % timeout}
@@ -50,14 +45,14 @@ def run(build, name, steps, timeout, model=None):
     return said
 
 
-def measure(build, pair, rounds, steps, timeout, model=None):
+def measure(build, pair, rounds, arguments, timeout, model=None):
     row = dict(pair)
     model = model if pair.get("model") else None
     if model:
         row["model_file"] = model
     if pair["expect"] == "crash-confirmed":
-        original = run(build, pair["original"], steps, timeout)
-        fixed = run(build, pair["fixed"], steps, timeout)
+        original = run(build, pair["original"], arguments, timeout)
+        fixed = run(build, pair["fixed"], arguments, timeout)
         row["original_exit"], row["fixed_exit"] = original["exit"], fixed["exit"]
         row["original_error"] = original.get("error")
         row["verdict"] = ("crash-confirmed"
@@ -67,7 +62,7 @@ def measure(build, pair, rounds, steps, timeout, model=None):
     seconds = {"original": [], "fixed": []}
     for _ in range(rounds):
         for side in ("original", "fixed"):
-            said = run(build, pair[side], steps, timeout, model)
+            said = run(build, pair[side], arguments, timeout, model)
             if said.get("exit") != 0 or "seconds" not in said:
                 row["error"] = "%s: %s" % (pair[side],
                                            said.get("error", said))
@@ -97,13 +92,16 @@ def main():
     parser.add_argument("--only", action="append",
                         help="the pair with this id (repeatable)")
     args = parser.parse_args()
-    global WARMUP
-    WARMUP = args.warmup
+    # The programs take their steps, then their warm-up steps.
+    arguments = []
+    if args.steps:
+        arguments = [str(args.steps)] + (
+            [str(args.warmup)] if args.warmup is not None else [])
     with open(MANIFEST, encoding="utf-8") as f:
         pairs = [p for p in json.load(f) if not args.only or p["id"] in args.only]
     rows = []
     for pair in pairs:
-        row = measure(args.build, pair, args.rounds, args.steps, args.timeout,
+        row = measure(args.build, pair, args.rounds, arguments, args.timeout,
                       args.model)
         rows.append(row)
         shown = row.get("verdict") or row.get("error") or "%.2fx" % row["ratio"]

@@ -20,6 +20,10 @@ import tempfile
 
 import yaml
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "support"))
+import compile_database  # noqa: E402
+
 SOURCE, BIN, MODEL = (os.path.realpath(a) for a in sys.argv[1:4])
 ACTION = yaml.safe_load(open(os.path.join(SOURCE, "action.yml")))
 FAILURES = []
@@ -126,17 +130,10 @@ class Run:
 
 def database(folder, names):
     """The units of tests/data, compiled as the test-inputs are."""
-    model = json.load(open(MODEL))[0]
-    units = []
-    for name in names:
-        entry = dict(model)
-        entry["file"] = os.path.join(SOURCE, "tests", "data", name)
-        entry["command"] = entry["command"].replace(model["file"], entry["file"])
-        units.append(entry)
     os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, "compile_commands.json")
-    json.dump(units, open(path, "w"))
-    return path
+    return compile_database.write(
+        MODEL, os.path.join(folder, "compile_commands.json"),
+        [os.path.join(SOURCE, "tests", "data", name) for name in names])
 
 
 def stand_in(folder, name, body=""):

@@ -10,6 +10,7 @@ build=$(realpath "$1") source=$(realpath "$2") database=$(realpath "$3") program
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/torchlint-install.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "install-test: $*" >&2; exit 1; }
+source "$(dirname "$0")/installed-checks.sh"
 
 cmake --install "$build" --prefix "$scratch/chosen" > "$scratch/install.log"
 mv "$scratch/chosen" "$scratch/moved"
@@ -36,13 +37,7 @@ installed_rules=$(ls "$prefix"/share/doc/torchlint/rules/torch-*.md | wc -l)
 
 # The analyzer, from the moved tree, on one program of test-inputs.
 "$prefix/bin/torchlint" --version | grep -q '^torchlint ' || fail "torchlint --version"
-set +e
-"$prefix/bin/torchlint" --no-cache --quiet --format=sarif -o "$scratch/log.sarif" \
-  "$database" "$program"
-status=$?
-set -e
-((status == 1)) || fail "torchlint exited with $status on $program, not 1"
-grep -q '"ruleId": "torch-' "$scratch/log.sarif" || fail "no finding in the log"
+expect_findings "$prefix/bin/torchlint" "$database" "$program" "$scratch/log.sarif"
 
 # The replay of that log, on the CPU (the scenarios whose claim holds there).
 "$prefix/bin/torchlint-replay" "$scratch/log.sarif" --device cpu \
@@ -59,12 +54,5 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["checks"]'
 # The wrapper loads the installed plugin into stock clang-tidy-19.
 "$prefix/bin/clang-tidy-torchlint" --checks='-*,torch-*' --list-checks \
   | grep -q 'torch-' || fail "clang-tidy-torchlint lists no torch- check"
-set +e
-"$prefix/bin/clang-tidy-torchlint" --checks='-*,torch-*' --quiet \
-  -p "$(dirname "$database")" "$program" > "$scratch/tidy.txt" 2> "$scratch/tidy.err"
-set -e
-grep -q '\[torch-' "$scratch/tidy.txt" || {
-  cat "$scratch/tidy.err" >&2
-  fail "clang-tidy-torchlint found nothing in $program"
-}
+expect_tidy_findings "$database" "$program" "$prefix/bin/clang-tidy-torchlint"
 echo "install-test: installed, moved, and every program ran from $prefix"

@@ -13,6 +13,7 @@ build=$(realpath "$1") database=$(realpath "$2") program=$(realpath "$3")
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/torchlint-package.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "package-test: $*" >&2; exit 1; }
+source "$(dirname "$0")/installed-checks.sh"
 
 (cd "$scratch" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$scratch/out" \
   > "$scratch/cpack.log" 2>&1) || { cat "$scratch/cpack.log" >&2; fail "cpack -G DEB failed"; }
@@ -54,21 +55,8 @@ else
   how="unpacked into $root"
 fi
 
-set +e
-"$root/usr/bin/torchlint" --no-cache --quiet --format=json -o "$scratch/out.json" \
-  "$database" "$program"
-status=$?
-set -e
-((status == 1)) || fail "the packaged torchlint exited with $status, not 1"
-grep -q '"rule": "torch-' "$scratch/out.json" || fail "the packaged torchlint found nothing"
-
+expect_findings "$root/usr/bin/torchlint" "$database" "$program" "$scratch/log.sarif"
 plugin=$(find "$root/usr/lib" -maxdepth 2 -name libTorchlintTidyModule.so | head -n 1)
-for tidy in "clang-tidy-19 --load=$plugin" "$root/usr/bin/clang-tidy-torchlint"; do
-  set +e
-  $tidy --checks='-*,torch-*' --quiet -p "$(dirname "$database")" "$program" \
-    > "$scratch/tidy.txt" 2> "$scratch/tidy.err"
-  set -e
-  grep -q '\[torch-' "$scratch/tidy.txt" ||
-    { cat "$scratch/tidy.err" >&2; fail "'$tidy' found nothing in $program"; }
-done
+expect_tidy_findings "$database" "$program" clang-tidy-19 --load="$plugin"
+expect_tidy_findings "$database" "$program" "$root/usr/bin/clang-tidy-torchlint"
 echo "package-test: $(basename "$package") $how; Depends: $depends"

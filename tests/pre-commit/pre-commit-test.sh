@@ -29,17 +29,9 @@ for file in plain.cpp cli_program.cpp with_header.cpp project_model.h; do
   cp "$source/tests/data/$file" "$project/"
 done
 # The units compile as the test-inputs do: their command, with the file swapped.
-python3 - "$model" "$project" <<'PY'
-import json, sys
-model, project = json.load(open(sys.argv[1]))[0], sys.argv[2]
-units = []
-for name in ["plain.cpp", "cli_program.cpp", "with_header.cpp"]:
-    entry = dict(model)
-    entry["command"] = entry["command"].replace(model["file"], f"{project}/{name}")
-    entry["file"] = f"{project}/{name}"
-    units.append(entry)
-json.dump(units, open(f"{project}/compile_commands.json", "w"), indent=1)
-PY
+python3 "$source/tests/support/compile_database.py" "$model" \
+  "$project/compile_commands.json" \
+  "$project/plain.cpp" "$project/cli_program.cpp" "$project/with_header.cpp"
 cat > "$project/.pre-commit-config.yaml" <<YAML
 repos:
   - repo: $hooks
