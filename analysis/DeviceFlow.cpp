@@ -129,18 +129,6 @@ private:
   FactSet Deciding;
 };
 
-/// Tensor methods whose result shares the memory of the tensor.
-bool isViewMethod(llvm::StringRef Name) {
-  static const llvm::StringRef Views[] = {
-      "view",       "slice",      "narrow",         "select",
-      "squeeze",    "unsqueeze",  "permute",        "transpose",
-      "t",          "expand",     "detach",         "alias",
-      "as_strided", "unfold",     "view_as",        "expand_as",
-      "diagonal",   "chunk",      "split",          "unbind",
-      "contiguous", "pin_memory", "requires_grad_", "set_requires_grad"};
-  return llvm::is_contained(Views, Name);
-}
-
 /// A device parameter whose callers choose the device: with a GPU, a GPU on
 /// the runs they make it one.
 DeviceFact chosenByCaller(const ParmVarDecl *Param) {
@@ -1365,7 +1353,7 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
         FactSet Facts = eval(A, S, Object);
         // contiguous() copies only what is not contiguous; in place methods
         // (add_, copy_) return the tensor itself.
-        if (isViewMethod(Name) || Name.ends_with("_"))
+        if (api::isViewMethod(Name) || Name.ends_with("_"))
           return Facts;
         // a.sub(b), a.type_as(b): a tensor argument on a GPU puts the
         // result there too.

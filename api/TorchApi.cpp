@@ -548,6 +548,19 @@ bool isTensorMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {
          hasQualifiedName(RD, "at::TensorBase");
 }
 
+bool isViewMethod(llvm::StringRef Name) {
+  static const llvm::StringRef Views[] = {
+      "view",       "slice",         "narrow",         "select",
+      "squeeze",    "unsqueeze",     "permute",        "transpose",
+      "t",          "expand",        "detach",         "alias",
+      "as_strided", "unfold",        "view_as",        "expand_as",
+      "diagonal",   "chunk",         "split",          "unbind",
+      "contiguous", "pin_memory",    "requires_grad_", "set_requires_grad",
+      "data",       "variable_data", "index",          "real",
+      "imag",       "movedim",       "swapaxes",       "swapdims"};
+  return llvm::is_contained(Views, Name);
+}
+
 bool isModuleTo(const CXXMethodDecl *MD) { return isModuleMethod(MD, "to"); }
 
 bool isModuleMethod(const CXXMethodDecl *MD, llvm::StringRef Name) {

@@ -134,6 +134,10 @@ bool needsCpuArgument(const clang::FunctionDecl *FD, unsigned Index);
 
 /// The method is declared by at::Tensor (or at::TensorBase) with this name.
 bool isTensorMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name = "");
+/// A tensor method whose result stays on the tensor's device and shares its
+/// memory unless a copy is needed: views (view, narrow, permute, ...),
+/// detach, contiguous, pin_memory, requires_grad_.
+bool isViewMethod(llvm::StringRef Name);
 /// The method is torch::nn::Module::to or torch::jit::Module::to.
 bool isModuleTo(const clang::CXXMethodDecl *MD);
 /// The method is torch::nn::Module's or torch::jit::Module's, with this name

@@ -12,6 +12,7 @@
 #include "rules/DataParallelNotCloneableCheck.h"
 #include "rules/DataParallelPerStepCheck.h"
 #include "rules/DeviceMismatchCheck.h"
+#include "rules/DiscardedResultCheck.h"
 #include "rules/EvalWithoutNoGradCheck.h"
 #include "rules/Fp16WithoutLossScalingCheck.h"
 #include "rules/HalfModelTrainingCheck.h"
@@ -64,6 +65,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<LossKeepsGraphCheck>(),
       entry<DataParallelNotCloneableCheck>(),
       entry<DataParallelPerStepCheck>(),
+      entry<DiscardedResultCheck>(),
   };
   // clang-format on
   return Rules;

@@ -25,6 +25,7 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
     List.push_back(makeLossKeepsGraphScenario());
     List.push_back(makeDataParallelNotCloneableScenario());
     List.push_back(makeDataParallelPerStepScenario());
+    List.push_back(makeDiscardedResultScenario());
     return List;
   }();
   return Scenarios;

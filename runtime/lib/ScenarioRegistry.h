@@ -29,6 +29,7 @@ std::unique_ptr<Scenario> makeAnomalyDetectionEnabledScenario();
 std::unique_ptr<Scenario> makeLossKeepsGraphScenario();
 std::unique_ptr<Scenario> makeDataParallelNotCloneableScenario();
 std::unique_ptr<Scenario> makeDataParallelPerStepScenario();
+std::unique_ptr<Scenario> makeDiscardedResultScenario();
 
 /// All scenarios, in a fixed order.
 const std::vector<std::unique_ptr<Scenario>> &allScenarios();

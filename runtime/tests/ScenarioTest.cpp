@@ -367,6 +367,43 @@ TEST(Scenarios, DataParallelPerStepIsNotRunWithoutTwoGpus) {
   EXPECT_NE(O.Reason.find(Ctx.CudaUnusable), std::string::npos) << O.Reason;
 }
 
+TEST(Scenarios, DiscardedResultLeavesTheOperandAsItWas) {
+  for (const char *Operation : {"div", "clamp", "contiguous", "permute"}) {
+    ReplayContext Ctx = cpuContext();
+    ScenarioOutcome O = findScenario(scenario::DiscardedResult)
+                            ->replay({{"scenario", scenario::DiscardedResult},
+                                      {"operation", Operation},
+                                      {"moves", false},
+                                      {"module", Mlp}},
+                                     Ctx);
+    EXPECT_EQ(O.Result, Verdict::WrongResultConfirmed)
+        << Operation << ": " << O.Reason;
+    EXPECT_EQ(O.RanOn, "cpu");
+    EXPECT_TRUE(O.Measurements["original_unchanged"].get<bool>());
+    EXPECT_FALSE(mentions(Ctx.Assumptions, "is replayed as")) << Operation;
+  }
+  ReplayContext Ctx = cpuContext();
+  ScenarioOutcome Other = findScenario(scenario::DiscardedResult)
+                              ->replay({{"scenario", scenario::DiscardedResult},
+                                        {"operation", "log_softmax"},
+                                        {"module", Mlp}},
+                                       Ctx);
+  EXPECT_EQ(Other.Result, Verdict::WrongResultConfirmed) << Other.Reason;
+  EXPECT_TRUE(mentions(Ctx.Assumptions, "'log_softmax' is replayed as"));
+}
+
+TEST(Scenarios, DiscardedMoveNeedsAGpu) {
+  ReplayContext Ctx = cpuContext();
+  ScenarioOutcome O = findScenario(scenario::DiscardedResult)
+                          ->replay({{"scenario", scenario::DiscardedResult},
+                                    {"operation", "to"},
+                                    {"moves", true},
+                                    {"module", Mlp}},
+                                   Ctx);
+  EXPECT_EQ(O.Result, Verdict::NotRun);
+  EXPECT_NE(O.Reason.find(Ctx.CudaUnusable), std::string::npos) << O.Reason;
+}
+
 TEST(Scenarios, UnsynchronizedTimingTimesBothIntervals) {
   // Its claim needs a GPU, where work is queued; the measurement itself runs
   // anywhere, and on the CPU, where work is synchronous, the two intervals
