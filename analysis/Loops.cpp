@@ -181,6 +181,15 @@ bool walkUpTo(
   return false;
 }
 
+bool inBranch(const Stmt *S, ASTContext &Ctx) {
+  return walkUpTo(S, nullptr, Ctx, [](const Stmt *Parent, const Stmt *Child) {
+    if (const auto *If = dyn_cast<IfStmt>(Parent))
+      return Child != If->getCond() && Child != If->getInit();
+    return isa<SwitchStmt>(Parent) || isa<ConditionalOperator>(Parent) ||
+           isa<BinaryConditionalOperator>(Parent);
+  });
+}
+
 namespace {
 /// The first backward() in a function body, and whether it is in a loop;
 /// calls of the user's functions are looked into Depth more levels.

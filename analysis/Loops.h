@@ -76,6 +76,10 @@ bool walkUpTo(const clang::Stmt *S, const clang::Stmt *Loop,
                                       const clang::Stmt *Child)>
                   Visit);
 
+/// A branch of an if, a switch or a `?:` lies between S and its function's
+/// body: whether S runs is a run-time choice (a debug flag, an option).
+bool inBranch(const clang::Stmt *S, clang::ASTContext &Ctx);
+
 /// A branch between S and Loop runs only on some iterations: a condition
 /// with `%` (`if (i % 100 == 0)`), the logging interval of a training loop,
 /// or one that compares a counter of the loop for equality (`if (i == 0)`,

@@ -98,6 +98,14 @@ bool isConvolutionLayer(const CXXRecordDecl *Layer) {
   return layerName(Layer).starts_with("Conv");
 }
 
+bool isCudnnLayer(const CXXRecordDecl *Layer) {
+  llvm::StringRef Name = layerName(Layer);
+  return Name.starts_with("Conv") || Name.starts_with("BatchNorm") ||
+         llvm::StringSwitch<bool>(Name)
+             .Cases("LSTM", "GRU", "RNN", true)
+             .Default(false);
+}
+
 bool isMatrixLayer(const CXXRecordDecl *Layer) {
   llvm::StringRef Name = layerName(Layer);
   return Name.starts_with("Conv") || Name.starts_with("Transformer") ||

@@ -63,6 +63,10 @@ llvm::StringRef layerName(const clang::CXXRecordDecl *Layer);
 /// Conv1d, Conv2d, Conv3d and their transposed forms.
 bool isConvolutionLayer(const clang::CXXRecordDecl *Layer);
 
+/// A layer whose CUDA kernels come from cuDNN: convolutions, recurrent
+/// layers (RNN, LSTM, GRU) and batch normalization.
+bool isCudnnLayer(const clang::CXXRecordDecl *Layer);
+
 /// A layer whose work is matrix products, which tensor cores run in lower
 /// precision: Linear, Bilinear, convolutions, attention, transformers and
 /// recurrent layers.

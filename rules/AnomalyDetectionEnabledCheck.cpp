@@ -43,17 +43,6 @@ std::optional<bool> switchesTo(const Stmt *S, const ASTContext &Ctx) {
   return api::constantBool(Call->getArg(0), Ctx);
 }
 
-/// A branch of an if, a switch or a `?:` lies between S and its function's
-/// body: whether S runs is decided at run time.
-bool conditional(const Stmt *S, ASTContext &Ctx) {
-  return walkUpTo(S, nullptr, Ctx, [](const Stmt *Parent, const Stmt *Child) {
-    if (const auto *If = dyn_cast<IfStmt>(Parent))
-      return Child != If->getCond() && Child != If->getInit();
-    return isa<SwitchStmt>(Parent) || isa<ConditionalOperator>(Parent) ||
-           isa<BinaryConditionalOperator>(Parent);
-  });
-}
-
 /// S lies outside Scope's braces. Elements written elsewhere (a default
 /// argument, in a header) are not outside: they run where they are used.
 bool leaves(const Stmt *S, const CompoundStmt *Scope, const SourceManager &SM) {
@@ -120,8 +109,7 @@ void AnomalyDetectionEnabledCheck::check(
     if (!Scope)
       return;
   }
-  if (context().inDebugOnlyCode(Site->getBeginLoc(), SM) ||
-      conditional(Site, Ctx))
+  if (context().inDebugOnlyCode(Site->getBeginLoc(), SM) || inBranch(Site, Ctx))
     return;
 
   const CallExpr *Backward = trainingAfter(Site, Scope, Ctx);
@@ -134,7 +122,7 @@ void AnomalyDetectionEnabledCheck::check(
               context().unitIndex(Ctx).callSites(Function->getCanonicalDecl()))
         for (const UnitIndex::CallSite &Caller : *Callers)
           if (!context().inDebugOnlyCode(Caller.Call->getBeginLoc(), SM) &&
-              !conditional(Caller.Call, Ctx) &&
+              !inBranch(Caller.Call, Ctx) &&
               (Backward = trainingAfter(Caller.Call, nullptr, Ctx)))
             break;
   if (!Backward)

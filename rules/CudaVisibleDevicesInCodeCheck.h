@@ -12,13 +12,7 @@
 
 #include "rules/Rule.h"
 
-namespace clang {
-class FunctionDecl;
-} // namespace clang
-
 namespace torchlint {
-
-class DeviceFlow;
 
 class CudaVisibleDevicesInCodeCheck : public Rule {
 public:
@@ -29,19 +23,6 @@ public:
   void registerMatchers(clang::ast_matchers::MatchFinder *Finder) override;
   void
   check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
-
-private:
-  /// An expression that initialises CUDA and runs before Site: earlier in
-  /// Site's function (also inside the functions it calls there), or before
-  /// the calls of that function. Null when none is known.
-  const clang::Expr *cudaInitialisedBefore(const clang::Stmt *Site,
-                                           DeviceFlow &Flow, unsigned Depth);
-  /// The first expression in S (and the functions it calls) that initialises
-  /// CUDA, among those that end before Limit when Limit is valid.
-  const clang::Expr *cudaInitialisationIn(const clang::Stmt *S,
-                                          clang::SourceLocation Limit,
-                                          DeviceFlow &Flow, unsigned Depth);
-  bool initialisesCuda(const clang::Expr *E, DeviceFlow &Flow);
 };
 
 } // namespace torchlint

@@ -8,6 +8,7 @@
 #include "rules/CpuTensorThenMovedCheck.h"
 #include "rules/CudaVisibleDevicesInCodeCheck.h"
 #include "rules/CudnnBenchmarkOffCheck.h"
+#include "rules/CudnnDisabledCheck.h"
 #include "rules/DataLoaderNoWorkersCheck.h"
 #include "rules/DataParallelNotCloneableCheck.h"
 #include "rules/DataParallelPerStepCheck.h"
@@ -17,6 +18,7 @@
 #include "rules/Fp16WithoutLossScalingCheck.h"
 #include "rules/HalfModelTrainingCheck.h"
 #include "rules/HardcodedCpuDeviceCheck.h"
+#include "rules/LaunchBlockingInCodeCheck.h"
 #include "rules/LossKeepsGraphCheck.h"
 #include "rules/MissingMixedPrecisionCheck.h"
 #include "rules/PageableCopyCheck.h"
@@ -66,6 +68,8 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<DataParallelNotCloneableCheck>(),
       entry<DataParallelPerStepCheck>(),
       entry<DiscardedResultCheck>(),
+      entry<LaunchBlockingInCodeCheck>(),
+      entry<CudnnDisabledCheck>(),
   };
   // clang-format on
   return Rules;

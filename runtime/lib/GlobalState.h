@@ -1,10 +1,10 @@
 //===--- GlobalState.h - Process-wide switches, kept per replay -*- C++ -*-===//
 //
 // Scenarios flip libtorch's process-wide switches: autocast (on or off, and
-// its dtype, for CUDA and the CPU), cuDNN's benchmark mode, TF32. The guard
-// saves them before a replay and restores them after it, also when the
-// replay throws midway, so that no finding is replayed in a state another
-// one left behind.
+// its dtype, for CUDA and the CPU), cuDNN itself and its benchmark mode,
+// TF32. The guard saves them before a replay and restores them after it,
+// also when the replay throws midway, so that no finding is replayed in a
+// state another one left behind.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +28,7 @@ public:
 private:
   AutocastState CudaAutocast;
   AutocastState CpuAutocast;
+  bool CudnnEnabled;
   bool CudnnBenchmark;
   bool CudnnTf32;
   bool CublasTf32;

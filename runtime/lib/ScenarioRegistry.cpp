@@ -26,6 +26,8 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
     List.push_back(makeDataParallelNotCloneableScenario());
     List.push_back(makeDataParallelPerStepScenario());
     List.push_back(makeDiscardedResultScenario());
+    List.push_back(makeLaunchBlockingInCodeScenario());
+    List.push_back(makeCudnnDisabledScenario());
     return List;
   }();
   return Scenarios;

@@ -30,6 +30,8 @@ std::unique_ptr<Scenario> makeLossKeepsGraphScenario();
 std::unique_ptr<Scenario> makeDataParallelNotCloneableScenario();
 std::unique_ptr<Scenario> makeDataParallelPerStepScenario();
 std::unique_ptr<Scenario> makeDiscardedResultScenario();
+std::unique_ptr<Scenario> makeLaunchBlockingInCodeScenario();
+std::unique_ptr<Scenario> makeCudnnDisabledScenario();
 
 /// All scenarios, in a fixed order.
 const std::vector<std::unique_ptr<Scenario>> &allScenarios();
