@@ -39,6 +39,7 @@ struct TensorOperation {
   /// It changes its operand (`div_`, `clamp_`).
   bool InPlace = false;
   bool IsMethod = false;
+  const CallExpr *Call = nullptr;
 };
 
 /// Namespaces whose functions are tensor operations; torch::nn, torch::optim,
@@ -62,6 +63,7 @@ std::optional<TensorOperation> asTensorOperation(const Expr *E) {
       !api::isTensor(FD->getReturnType()))
     return std::nullopt;
   TensorOperation Op;
+  Op.Call = Call;
   Op.Name = FD->getName();
   Op.ReturnsNew = !FD->getReturnType()->isReferenceType();
   Op.InPlace = Op.Name.ends_with("_");
@@ -132,8 +134,20 @@ bool assignable(const Expr *Root) {
   return isa<MemberExpr>(Root);
 }
 
+/// A copy to another device: cuda(), cpu(), or a to() given a device, options
+/// or another tensor; `x.to(torch::kHalf)` only converts.
 bool moves(const TensorOperation &Op) {
-  return Op.IsMethod && llvm::is_contained({"to", "cuda", "cpu"}, Op.Name);
+  if (!Op.IsMethod)
+    return false;
+  if (Op.Name == "cuda" || Op.Name == "cpu")
+    return true;
+  return Op.Name == "to" &&
+         llvm::any_of(Op.Call->arguments(), [](const Expr *Arg) {
+           QualType T = Arg->getType();
+           return !isa<CXXDefaultArgExpr>(Arg) &&
+                  (api::isDeviceLike(T) || api::isOptionalDevice(T) ||
+                   api::isTensorOptions(T) || api::isTensor(T));
+         });
 }
 
 /// The class declares a method of that name.

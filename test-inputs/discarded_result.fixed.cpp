@@ -35,6 +35,16 @@ torch::Tensor convert_then_move(torch::Tensor image, torch::Device device) {
   return image;
 }
 
+torch::Tensor convert_without_assigning(torch::Tensor x) {
+  x = x.to(torch::kHalf); // expect: torch-discarded-result [warning] "the result of 'to' is discarded, so 'x' is left unchanged"
+  return x;
+}
+
+torch::Tensor move_like_another(torch::Tensor x, torch::Tensor other) {
+  x = x.to(other); // expect: torch-discarded-result [error] "the copy that 'to' returns on the new device"
+  return x;
+}
+
 torch::Tensor scale_the_moved_copy(torch::Tensor x, torch::Device device) {
   x = x.to(device).div_(255); // expect: torch-discarded-result [error] "'div_' changes the copy that 'to' returns, which is then discarded, so 'x' stays on its device, unchanged"
   return x;
