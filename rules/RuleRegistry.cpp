@@ -15,6 +15,7 @@
 #include "rules/DeviceMismatchCheck.h"
 #include "rules/DiscardedResultCheck.h"
 #include "rules/EvalWithoutNoGradCheck.h"
+#include "rules/EveryRankOnOneGpuCheck.h"
 #include "rules/Fp16WithoutLossScalingCheck.h"
 #include "rules/HalfModelTrainingCheck.h"
 #include "rules/HardcodedCpuDeviceCheck.h"
@@ -70,6 +71,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<DiscardedResultCheck>(),
       entry<LaunchBlockingInCodeCheck>(),
       entry<CudnnDisabledCheck>(),
+      entry<EveryRankOnOneGpuCheck>(),
   };
   // clang-format on
   return Rules;
