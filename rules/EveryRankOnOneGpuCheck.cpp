@@ -36,8 +36,7 @@ bool isRankVariable(llvm::StringRef Name) {
 }
 
 bool inC10d(QualType T) {
-  return T.getCanonicalType().getAsString().find("c10d::") !=
-         std::string::npos;
+  return T.getCanonicalType().getAsString().find("c10d::") != std::string::npos;
 }
 
 bool isDeviceGuard(QualType T) {
@@ -63,8 +62,8 @@ void EveryRankOnOneGpuCheck::registerMatchers(MatchFinder *Finder) {
   // `x.to(torch::kCUDA)` converts to TensorOptions, `model->to(...)` to a
   // Device.
   Finder->addMatcher(
-      cxxConstructExpr(hasType(cxxRecordDecl(
-                           hasAnyName("::c10::Device", "::c10::TensorOptions"))))
+      cxxConstructExpr(hasType(cxxRecordDecl(hasAnyName(
+                           "::c10::Device", "::c10::TensorOptions"))))
           .bind("device"),
       this);
   Finder->addMatcher(
@@ -87,9 +86,9 @@ void EveryRankOnOneGpuCheck::check(const MatchFinder::MatchResult &Result) {
         Rank = Call, RankWhat = "the MPI rank is read here";
       return;
     }
-    const StringLiteral *Variable =
-        Call->getNumArgs() == 1 ? api::stringArgument(Call->getArg(0))
-                                : nullptr;
+    const StringLiteral *Variable = Call->getNumArgs() == 1
+                                        ? api::stringArgument(Call->getArg(0))
+                                        : nullptr;
     if (Variable && Variable->getCharByteWidth() == 1 &&
         isRankVariable(Variable->getString()) && !Rank) {
       Rank = Call;
@@ -150,8 +149,7 @@ void EveryRankOnOneGpuCheck::onEndOfTranslationUnit() {
           C.Index < 0 ? std::string("the current GPU, GPU 0 unless set,")
                       : "GPU " + std::to_string(C.Index);
       report(*Ctx, C.Where->getSourceRange(),
-             "every process of this multi-process program puts this on " +
-                 Gpu +
+             "every process of this multi-process program puts this on " + Gpu +
                  " so one GPU does the work of every rank while the others "
                  "stay idle")
           .note(Rank->getSourceRange(),

@@ -40,9 +40,9 @@ torch::Tensor perform(const std::string &Operation, const torch::Tensor &X) {
 }
 
 bool replayedAsWritten(const std::string &Operation) {
-  static const char *const Known[] = {"div",     "mul",  "add",
-                                      "sub",     "clamp", "sigmoid",
-                                      "relu",    "contiguous", "permute"};
+  static const char *const Known[] = {"div",  "mul",        "add",
+                                      "sub",  "clamp",      "sigmoid",
+                                      "relu", "contiguous", "permute"};
   return std::find(std::begin(Known), std::end(Known), Operation) !=
          std::end(Known);
 }
@@ -103,8 +103,8 @@ private:
       Outcome.Reason = "the original ran without error on this device";
     } else {
       Outcome.Result = Verdict::CrashConfirmed;
-      Outcome.Reason = "the tensor stayed on the CPU and the module raises: " +
-                       Raised;
+      Outcome.Reason =
+          "the tensor stayed on the CPU and the module raises: " + Raised;
     }
     return Outcome;
   }
@@ -113,7 +113,8 @@ private:
                                          ReplayContext &Ctx) {
     const std::string Operation = recipeString(Recipe, "operation", "div");
     if (!replayedAsWritten(Operation))
-      Ctx.assume("'" + Operation + "' is replayed as 'div(255)': any "
+      Ctx.assume("'" + Operation +
+                 "' is replayed as 'div(255)': any "
                  "operation that returns a new tensor loses it alike");
     c10::Device Device = Ctx.deviceOrCpu();
     Workload W = Workload::fromRecipe(Recipe, Ctx);
