@@ -1,5 +1,6 @@
 #include "analysis/CudaStart.h"
 
+#include "analysis/CallsWithin.h"
 #include "analysis/DeviceFlow.h"
 #include "analysis/HostCopies.h"
 #include "api/TorchApi.h"
@@ -7,25 +8,11 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
 
 namespace torchlint {
 namespace {
-class CallCollector : public RecursiveASTVisitor<CallCollector> {
-public:
-  bool VisitCallExpr(CallExpr *Call) {
-    Calls.push_back(Call);
-    return true;
-  }
-  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
-    Calls.push_back(Construct);
-    return true;
-  }
-  std::vector<const Expr *> Calls;
-};
-
 constexpr unsigned MaxDepth = 3;
 
 bool startsCuda(const Expr *E, DeviceFlow &Flow) {
@@ -51,41 +38,18 @@ bool startsCuda(const Expr *E, DeviceFlow &Flow) {
   return false;
 }
 
-/// The first expression in S (and the functions it calls) that starts CUDA,
-/// among those that end before Limit when Limit is valid.
-const Expr *cudaStartIn(const Stmt *S, SourceLocation Limit, DeviceFlow &Flow,
-                        const UserCode &Code, unsigned Depth) {
-  if (!S)
-    return nullptr;
-  const SourceManager &SM = Flow.astContext().getSourceManager();
-  CallCollector Collector;
-  Collector.TraverseStmt(const_cast<Stmt *>(S));
-  for (const Expr *Call : Collector.Calls) {
-    if (Limit.isValid() &&
-        !SM.isBeforeInTranslationUnit(Call->getEndLoc(), Limit))
-      continue;
-    if (startsCuda(Call, Flow))
-      return Call;
-    // Inside the program's own functions called there.
-    const auto *Plain = dyn_cast<CallExpr>(Call);
-    const FunctionDecl *Callee = Plain ? Plain->getDirectCallee() : nullptr;
-    const FunctionDecl *Definition = nullptr;
-    if (Depth < MaxDepth && Callee && Callee->hasBody(Definition) &&
-        Code.isAnalyzed(Definition->getLocation(), SM))
-      if (cudaStartIn(Definition->getBody(), SourceLocation(), Flow, Code,
-                      Depth + 1))
-        return Call;
-  }
-  return nullptr;
-}
-
 const Expr *cudaStartedBefore(const Stmt *Site, DeviceFlow &Flow,
                               const UserCode &Code, unsigned Depth) {
   const FunctionDecl *FD = Flow.index().enclosingFunction(Site);
   if (!FD)
     return nullptr;
   if (const Expr *Start =
-          cudaStartIn(FD->getBody(), Site->getBeginLoc(), Flow, Code, 0))
+          findCallWithin(
+              FD->getBody(), MaxDepth, Code,
+              Flow.astContext().getSourceManager(),
+              [&Flow](const Expr *Call) { return startsCuda(Call, Flow); },
+              Site->getBeginLoc())
+              .Call)
     return Start;
   if (Depth >= MaxDepth)
     return nullptr;

@@ -1,5 +1,4 @@
-//===--- CudaStart.h - Where the program starts the CUDA runtime -*- C++
-//-*-===//
+//===--- CudaStart.h - Where the program starts CUDA ------------*- C++ -*-===//
 //
 // CUDA reads its environment (CUDA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING)
 // once, when its runtime starts: a setting made after that has no effect.

@@ -1,5 +1,6 @@
 #include "rules/CudnnDisabledCheck.h"
 
+#include "analysis/CallsWithin.h"
 #include "analysis/FunctionCfg.h"
 #include "analysis/Loops.h"
 #include "analysis/ModuleLayers.h"
@@ -10,7 +11,6 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 
 using namespace clang;
@@ -54,15 +54,7 @@ bool isCudnnFunction(const FunctionDecl *FD) {
       .Default(false);
 }
 
-class CallCollector : public RecursiveASTVisitor<CallCollector> {
-public:
-  bool VisitCallExpr(CallExpr *Call) {
-    Calls.push_back(Call);
-    return true;
-  }
-  std::vector<const CallExpr *> Calls;
-};
-
+/// How deep into the program's functions the work is looked for.
 constexpr unsigned MaxDepth = 2;
 
 std::string kernelName(const NamedDecl *Kernel) {
@@ -80,47 +72,42 @@ void CudnnDisabledCheck::registerMatchers(MatchFinder *Finder) {
                      this);
 }
 
-const NamedDecl *CudnnDisabledCheck::cudnnWork(const Expr *E, ASTContext &Ctx,
-                                               unsigned Depth) {
+const NamedDecl *CudnnDisabledCheck::kernelOf(const Expr *E, ASTContext &Ctx) {
   if (const Expr *Module = api::calledModule(E))
     return context().moduleLayers(Ctx).find(Module, isCudnnLayer);
   const auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (isCudnnFunction(Callee))
-    return Callee;
-  const FunctionDecl *Definition = nullptr;
-  if (Depth >= MaxDepth || !Callee || !Callee->hasBody(Definition) ||
-      !context().userCode().isAnalyzed(Definition->getLocation(),
-                                       Ctx.getSourceManager()))
-    return nullptr;
-  CallCollector Collector;
-  Collector.TraverseStmt(Definition->getBody());
-  for (const CallExpr *Inner : Collector.Calls)
-    if (const NamedDecl *Kernel = cudnnWork(Inner, Ctx, Depth + 1))
-      return Kernel;
-  return nullptr;
+  return isCudnnFunction(Callee) ? Callee : nullptr;
 }
 
-const Expr *CudnnDisabledCheck::cudnnWorkAfter(const Stmt *From,
-                                               ASTContext &Ctx) {
+CudnnDisabledCheck::Work CudnnDisabledCheck::cudnnWorkAfter(const Stmt *From,
+                                                            ASTContext &Ctx) {
   const FunctionCfg *Cfg = context().cfgs(Ctx).of(From);
   std::optional<FunctionCfg::Place> Start =
       Cfg ? Cfg->placeOf(From, Ctx) : std::nullopt;
   if (!Start)
-    return nullptr;
-  const Expr *Work = nullptr;
+    return {};
+  Work Found;
   Cfg->search(*Start, [&](const CFGElement &Element) {
     std::optional<CFGStmt> S = Element.getAs<CFGStmt>();
     if (!S)
       return FunctionCfg::Step::Continue;
     if (switchesCudnn(S->getStmt(), Ctx) == true)
       return FunctionCfg::Step::EndPath;
-    const auto *E = dyn_cast<Expr>(S->getStmt());
-    if (E && isa<CallExpr>(E) && cudnnWork(E, Ctx, 0))
-      Work = E;
-    return Work ? FunctionCfg::Step::Found : FunctionCfg::Step::Continue;
+    const auto *E = dyn_cast<CallExpr>(S->getStmt());
+    if (!E)
+      return FunctionCfg::Step::Continue;
+    const NamedDecl *Kernel = nullptr;
+    findCallWithin(E, MaxDepth, context().userCode(), Ctx.getSourceManager(),
+                   [&](const Expr *Inner) {
+                     return (Kernel = kernelOf(Inner, Ctx)) != nullptr;
+                   });
+    if (!Kernel)
+      return FunctionCfg::Step::Continue;
+    Found = {E, Kernel};
+    return FunctionCfg::Step::Found;
   });
-  return Work;
+  return Found;
 }
 
 void CudnnDisabledCheck::check(const MatchFinder::MatchResult &Result) {
@@ -132,29 +119,29 @@ void CudnnDisabledCheck::check(const MatchFinder::MatchResult &Result) {
                                 Ctx.getSourceManager()) ||
       inBranch(Switch, Ctx))
     return;
-  const Expr *Work = cudnnWorkAfter(Switch, Ctx);
+  Work Found = cudnnWorkAfter(Switch, Ctx);
   // The switch is global: a function that turns cuDNN off for its callers
   // (a setup() before the model runs) is followed into them, one level.
-  if (!Work)
+  if (!Found.Site)
     if (const FunctionDecl *Function =
             context().unitIndex(Ctx).enclosingFunction(Switch))
       if (std::optional<llvm::ArrayRef<UnitIndex::CallSite>> Callers =
               context().unitIndex(Ctx).callSites(Function->getCanonicalDecl()))
         for (const UnitIndex::CallSite &Caller : *Callers)
           if (!inBranch(Caller.Call, Ctx) &&
-              (Work = cudnnWorkAfter(Caller.Call, Ctx)))
+              (Found = cudnnWorkAfter(Caller.Call, Ctx)).Site)
             break;
-  if (!Work)
+  if (!Found.Site)
     return;
 
-  const std::string Kernel = kernelName(cudnnWork(Work, Ctx, 0));
+  const std::string Kernel = kernelName(Found.Kernel);
   FindingBuilder Finding =
       report(Ctx, Switch->getSourceRange(),
              "cuDNN is switched off, so on a GPU the '" + Kernel +
                  "' work that runs after it falls back to libtorch's own "
                  "kernels, several times slower");
-  const Expr *Module = api::calledModule(Work);
-  Finding.note(Work->getSourceRange(),
+  const Expr *Module = api::calledModule(Found.Site);
+  Finding.note(Found.Site->getSourceRange(),
                Module ? "'" + Kernel + "' runs here, in " +
                             quoted(Module, Ctx, "the module")
                       : "'" + Kernel + "' runs here");

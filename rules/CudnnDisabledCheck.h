@@ -25,15 +25,20 @@ public:
   check(const clang::ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
+  struct Work {
+    /// The element of the searched function that runs it.
+    const clang::Expr *Site = nullptr;
+    /// The layer class or the function cuDNN would run.
+    const clang::NamedDecl *Kernel = nullptr;
+  };
   /// Work that cuDNN would run, reached from From in its function before
   /// cuDNN is switched on again: a module call whose layers use cuDNN, a
   /// functional convolution, recurrence or batch norm, directly or inside
-  /// the program's functions called there. Null when there is none.
-  const clang::Expr *cudnnWorkAfter(const clang::Stmt *From,
-                                    clang::ASTContext &Ctx);
-  /// E is such work: the layer or function it runs, else null.
-  const clang::NamedDecl *cudnnWork(const clang::Expr *E,
-                                    clang::ASTContext &Ctx, unsigned Depth);
+  /// the program's functions called there. Empty when there is none.
+  Work cudnnWorkAfter(const clang::Stmt *From, clang::ASTContext &Ctx);
+  /// E is such work itself: the layer or function it runs, else null.
+  const clang::NamedDecl *kernelOf(const clang::Expr *E,
+                                   clang::ASTContext &Ctx);
 };
 
 } // namespace torchlint

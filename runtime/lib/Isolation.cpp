@@ -1,6 +1,7 @@
 #include "Isolation.h"
 
 #include "ScenarioRegistry.h"
+#include "Workload.h"
 
 #include <torch/torch.h>
 
@@ -75,6 +76,19 @@ ChildSamples timeInChild(const ReplayContext &Ctx, const std::string &Scenario,
       torch::tensor(Answer["result"].get<std::vector<double>>(), torch::kDouble)
           .view(Answer["shape"].get<std::vector<int64_t>>());
   return Samples;
+}
+
+ScenarioOutcome compareSpeedInChildren(const ReplayContext &Ctx,
+                                       const std::string &Scenario,
+                                       const nlohmann::json &Recipe) {
+  ReplayContext Child = Ctx;
+  Child.Timing.BudgetSeconds /= 2;
+  ChildSamples Original = timeInChild(Child, Scenario, false, Recipe);
+  ChildSamples Fixed = timeInChild(Child, Scenario, true, Recipe);
+  return judgeSpeed(TimedSamples{Original.Seconds, Fixed.Seconds,
+                                 Original.Clock, Original.Steps, Fixed.Steps},
+                    Original.Result, Fixed.Result,
+                    toleranceFor(c10::ScalarType::Float), Ctx.Device);
 }
 
 int runVariantHere(const std::vector<std::string> &Arguments) {

@@ -20,13 +20,20 @@ struct ChildSamples {
   std::vector<double> Seconds; // per step, one sample per batch
   std::string Clock;
   unsigned Steps = 1; // steps per batch
-  at::Tensor Result; // on the CPU
+  at::Tensor Result;  // on the CPU
 };
 
 /// Runs Scenario's original (or fixed) variant in a child process. Throws
 /// std::runtime_error with the child's error when it fails.
 ChildSamples timeInChild(const ReplayContext &Ctx, const std::string &Scenario,
                          bool Fixed, const nlohmann::json &Recipe);
+
+/// Times Scenario's original and fixed variants each in a child process, one
+/// after the other on half of Ctx's time budget, and judges the speed-up
+/// from their float results and samples.
+ScenarioOutcome compareSpeedInChildren(const ReplayContext &Ctx,
+                                       const std::string &Scenario,
+                                       const nlohmann::json &Recipe);
 
 /// The child's side of --run-variant: Arguments are SCENARIO
 /// original|fixed RECIPE-FILE DEVICE MIN-REPEATS MAX-REPEATS BUDGET.

@@ -31,16 +31,7 @@ public:
     Ctx.assume("each variant runs in a process of its own, one after the "
                "other: cuDNN keeps the algorithm it chose per shape whatever "
                "the benchmark flag said");
-    TimingOptions Half = Ctx.Timing;
-    Half.BudgetSeconds /= 2;
-    ReplayContext Child = Ctx;
-    Child.Timing = Half;
-    ChildSamples Original = timeInChild(Child, id(), false, Recipe);
-    ChildSamples Fixed = timeInChild(Child, id(), true, Recipe);
-    return judgeSpeed(TimedSamples{Original.Seconds, Fixed.Seconds,
-                                   Original.Clock, Original.Steps, Fixed.Steps},
-                      Original.Result, Fixed.Result,
-                      toleranceFor(c10::ScalarType::Float), Ctx.Device);
+    return compareSpeedInChildren(Ctx, id(), Recipe);
   }
 
   std::function<torch::Tensor()> isolatedVariant(const nlohmann::json &Recipe,

@@ -24,20 +24,13 @@ public:
 
   ScenarioOutcome replay(const nlohmann::json &Recipe,
                          ReplayContext &Ctx) const override {
-    Workload W = Workload::fromRecipe(Recipe, Ctx);
+    // The children rebuild the workload; built here too, it puts the
+    // defaults they choose among this replay's assumptions.
+    Workload::fromRecipe(Recipe, Ctx);
     Ctx.assume("one training step (forward, mean squared error, backward, "
                "SGD step) is timed in a process with CUDA_LAUNCH_BLOCKING=1 "
                "and in one without it");
-    TimingOptions Half = Ctx.Timing;
-    Half.BudgetSeconds /= 2;
-    ReplayContext Child = Ctx;
-    Child.Timing = Half;
-    ChildSamples Original = timeInChild(Child, id(), false, Recipe);
-    ChildSamples Fixed = timeInChild(Child, id(), true, Recipe);
-    return judgeSpeed(TimedSamples{Original.Seconds, Fixed.Seconds,
-                                   Original.Clock, Original.Steps, Fixed.Steps},
-                      Original.Result, Fixed.Result,
-                      toleranceFor(c10::ScalarType::Float), Ctx.Device);
+    return compareSpeedInChildren(Ctx, id(), Recipe);
   }
 
   std::function<torch::Tensor()> isolatedVariant(const nlohmann::json &Recipe,
