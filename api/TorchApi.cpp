@@ -588,12 +588,47 @@ std::string scalarTypeName(const Expr *E) {
         .Case("BFloat16", "bfloat16")
         .Cases("Long", "Int64", "int64")
         .Cases("Int", "Int32", "int32")
-        .Case("Byte", "uint8")
-        .Case("Char", "int8")
+        .Cases("Byte", "UInt8", "uint8")
+        .Cases("Char", "Int8", "int8")
+        .Cases("Short", "Int16", "int16")
         .Case("Bool", "bool")
         .Default("");
   }
   return "";
+}
+
+std::string dtypeNameOf(const Expr *E) {
+  E = api::ignoreWrappers(E);
+  if (!E)
+    return "";
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && FD->getDeclName().isIdentifier() && FD->getName() == "dtype" &&
+        Call->getNumArgs() >= 1) {
+      std::string Name = scalarTypeName(Call->getArg(0));
+      if (!Name.empty())
+        return Name;
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      return dtypeNameOf(Member->getImplicitObjectArgument());
+    return "";
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    if (Construct->getNumArgs() >= 1) {
+      std::string Name = scalarTypeName(Construct->getArg(0));
+      if (!Name.empty())
+        return Name;
+    }
+  return scalarTypeName(E);
+}
+
+unsigned dtypeBytes(llvm::StringRef Dtype) {
+  return llvm::StringSwitch<unsigned>(Dtype)
+      .Cases("uint8", "int8", "bool", 1)
+      .Cases("int16", "float16", "bfloat16", 2)
+      .Cases("int32", "float32", 4)
+      .Cases("int64", "float64", 8)
+      .Default(0);
 }
 
 bool isBackwardCall(const CallExpr *Call) {

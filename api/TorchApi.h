@@ -147,6 +147,12 @@ bool isModuleMethod(const clang::CXXMethodDecl *MD, llvm::StringRef Name);
 /// at::kFloat16, c10::ScalarType::BFloat16) as the recipes write it: "float16",
 /// "bfloat16", ...; empty when E is not such a constant.
 std::string scalarTypeName(const clang::Expr *E);
+/// The dtype that a ScalarType, or TensorOptions built with one
+/// (`.dtype(k)`, `torch::dtype(k)`, `TensorOptions(k)`), names; empty when
+/// it names none.
+std::string dtypeNameOf(const clang::Expr *E);
+/// The bytes of one element of a dtype scalarTypeName names; 0 if unknown.
+unsigned dtypeBytes(llvm::StringRef Dtype);
 
 /// Autograd's backward pass: tensor.backward(), torch::autograd::backward()
 /// or torch::autograd::grad().

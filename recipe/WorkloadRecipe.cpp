@@ -202,28 +202,7 @@ const char *provenanceName(Provenance How) {
 
 /// The dtype set by options: .dtype(k), torch::dtype(k), TensorOptions(k).
 json dtypeOf(const Expr *Options) {
-  Options = api::ignoreWrappers(Options);
-  if (!Options)
-    return nullptr;
-  if (const auto *Call = dyn_cast<CallExpr>(Options)) {
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (FD && FD->getDeclName().isIdentifier() && FD->getName() == "dtype" &&
-        Call->getNumArgs() >= 1) {
-      std::string Name = api::scalarTypeName(Call->getArg(0));
-      if (!Name.empty())
-        return Name;
-    }
-    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
-      return dtypeOf(Member->getImplicitObjectArgument());
-    return nullptr;
-  }
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Options))
-    if (Construct->getNumArgs() >= 1) {
-      std::string Name = api::scalarTypeName(Construct->getArg(0));
-      if (!Name.empty())
-        return Name;
-    }
-  std::string Name = api::scalarTypeName(Options);
+  std::string Name = api::dtypeNameOf(Options);
   return Name.empty() ? json(nullptr) : json(Name);
 }
 

@@ -28,6 +28,7 @@
 #include "rules/UncheckedCudaCheck.h"
 #include "rules/UnregisteredSubmoduleCheck.h"
 #include "rules/UnsynchronizedTimingCheck.h"
+#include "rules/WidenBeforeCopyCheck.h"
 
 namespace torchlint {
 
@@ -72,6 +73,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<LaunchBlockingInCodeCheck>(),
       entry<CudnnDisabledCheck>(),
       entry<EveryRankOnOneGpuCheck>(),
+      entry<WidenBeforeCopyCheck>(),
   };
   // clang-format on
   return Rules;

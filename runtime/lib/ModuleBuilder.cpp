@@ -53,6 +53,7 @@ c10::ScalarType scalarTypeNamed(const json &Name, c10::ScalarType Default) {
       {"int32", c10::ScalarType::Int},
       {"uint8", c10::ScalarType::Byte},
       {"int8", c10::ScalarType::Char},
+      {"int16", c10::ScalarType::Short},
       {"bool", c10::ScalarType::Bool}};
   for (const auto &[Spelling, Type] : Names)
     if (Name.get<std::string>() == Spelling)

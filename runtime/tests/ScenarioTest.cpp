@@ -404,6 +404,46 @@ TEST(Scenarios, DiscardedMoveNeedsAGpu) {
   EXPECT_NE(O.Reason.find(Ctx.CudaUnusable), std::string::npos) << O.Reason;
 }
 
+TEST(Scenarios, WidenBeforeCopyMovesTheSameValuesBothWays) {
+  // The claim needs a GPU, where the bus is; both orders run anywhere and
+  // must give the same values, which a CPU run checks.
+  ReplayContext Ctx = cpuContext();
+  Ctx.Device = c10::Device("cpu");
+  json Recipe = {{"scenario", scenario::WidenBeforeCopy},
+                 {"from", "uint8"},
+                 {"to", "float32"},
+                 {"shape", {48, 64, 3}}};
+  ScenarioOutcome O =
+      findScenario(scenario::WidenBeforeCopy)->replay(Recipe, Ctx);
+  EXPECT_NE(O.Result, Verdict::NotRun) << O.Reason;
+  EXPECT_NE(O.Result, Verdict::WrongResultConfirmed) << O.Reason;
+  ASSERT_TRUE(O.Samples.has_value());
+  EXPECT_EQ(O.Samples->Original.size(), O.Samples->Fixed.size());
+  EXPECT_EQ(O.RanOn, "cpu");
+  EXPECT_FALSE(mentions(Ctx.Assumptions, "stands in"));
+  EXPECT_TRUE(mentions(Ctx.Assumptions, "the model's work"));
+
+  ReplayContext NoShape = cpuContext();
+  NoShape.Device = c10::Device("cpu");
+  json Bare = {{"scenario", scenario::WidenBeforeCopy}, {"from", "int16"}};
+  ScenarioOutcome Framed =
+      findScenario(scenario::WidenBeforeCopy)->replay(Bare, NoShape);
+  EXPECT_NE(Framed.Result, Verdict::NotRun) << Framed.Reason;
+  EXPECT_TRUE(mentions(NoShape.Assumptions, "720x1280 RGB frame stands in"));
+}
+
+TEST(Scenarios, WidenBeforeCopyRefusesANarrowingRecipe) {
+  ReplayContext Ctx = cpuContext();
+  Ctx.Device = c10::Device("cpu");
+  ScenarioOutcome O = findScenario(scenario::WidenBeforeCopy)
+                          ->replay({{"scenario", scenario::WidenBeforeCopy},
+                                    {"from", "float32"},
+                                    {"to", "float16"}},
+                                   Ctx);
+  EXPECT_EQ(O.Result, Verdict::NotRun);
+  EXPECT_NE(O.Reason.find("does not widen"), std::string::npos) << O.Reason;
+}
+
 TEST(Scenarios, UnsynchronizedTimingTimesBothIntervals) {
   // Its claim needs a GPU, where work is queued; the measurement itself runs
   // anywhere, and on the CPU, where work is synchronous, the two intervals

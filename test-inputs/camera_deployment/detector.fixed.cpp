@@ -15,7 +15,7 @@ std::vector<Box> Detector::detect(Frame &frame) {
   auto pixels = torch::from_blob(frame.pixels.data(), {frame.rows, frame.cols, 3},
                                  torch::kByte);
   auto input = pixels.permute({2, 0, 1}).unsqueeze(0).to(torch::kFloat).div(255);
-  auto on_device = input.to(device_); // expect: torch-pageable-copy [warning] "copied to the GPU from pageable host memory on every iteration"
+  auto on_device = input.to(device_); // expect: torch-pageable-copy [warning] "copied to the GPU from pageable host memory on every iteration", torch-widen-before-copy [note] "'input' is widened from uint8 to float32 on the host"
   auto output = module_.forward({on_device}).toTensor();
   return boxes_of(output, 0.5f);
 }
