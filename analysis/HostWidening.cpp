@@ -2,6 +2,7 @@
 
 #include "analysis/FunctionCfg.h"
 #include "analysis/ReachingValues.h"
+#include "analysis/UnitIndex.h"
 #include "api/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
@@ -186,9 +187,8 @@ public:
         return true;
       // ddepth, the last parameter, defaults to CV_32F.
       const Expr *Last = Call->getArg(Call->getNumArgs() - 1);
-      std::string Depth = isa<CXXDefaultArgExpr>(Last)
-                              ? "float32"
-                              : openCvDepth(Last, Ctx);
+      std::string Depth =
+          isa<CXXDefaultArgExpr>(Last) ? "float32" : openCvDepth(Last, Ctx);
       if (Depth == "float32" || Depth == "float64")
         record(Call, Depth);
     }
@@ -279,20 +279,91 @@ llvm::SmallVector<const Expr *, 2> returnedData(const CXXMethodDecl *Get) {
   return Finder.Data;
 }
 
+/// The values a function of the program returns, through every return
+/// statement of its body; empty when one returns nothing to follow.
+llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl *FD) {
+  struct ReturnFinder : RecursiveASTVisitor<ReturnFinder> {
+    bool VisitReturnStmt(ReturnStmt *Return) {
+      if (Return->getRetValue())
+        Values.push_back(Return->getRetValue());
+      else
+        Complete = false;
+      return true;
+    }
+    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+    llvm::SmallVector<const Expr *, 2> Values;
+    bool Complete = true;
+  } Finder;
+  Finder.TraverseStmt(FD->getBody());
+  if (!Finder.Complete)
+    Finder.Values.clear();
+  return Finder.Values;
+}
+
+/// The argument a call passes for Param.
+const Expr *argumentFor(const Expr *Call, const ParmVarDecl *Param) {
+  unsigned Index = Param->getFunctionScopeIndex();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+      Op && isa_and_nonnull<CXXMethodDecl>(Op->getDirectCallee()))
+    ++Index;
+  if (const auto *C = dyn_cast<CallExpr>(Call))
+    return Index < C->getNumArgs() ? C->getArg(Index) : nullptr;
+  if (const auto *C = dyn_cast<CXXConstructExpr>(Call))
+    return Index < C->getNumArgs() ? C->getArg(Index) : nullptr;
+  return nullptr;
+}
+
 class Tracer {
 public:
-  Tracer(FunctionCfgCache &Cfgs) : Cfgs(Cfgs), Ctx(Cfgs.astContext()) {}
+  Tracer(FunctionCfgCache &Cfgs, UnitIndex &Index)
+      : Cfgs(Cfgs), Index(Index), Ctx(Cfgs.astContext()) {}
+
+  /// Where the value of E comes from, when E only passes on a value made
+  /// elsewhere: the definitions of a local variable that reach E, the
+  /// arguments every call of the function passes for a parameter it never
+  /// assigns, the values a function of the program returns. Nullopt for
+  /// any other expression, or when some source is not known.
+  std::optional<llvm::SmallVector<const Expr *, 2>> sourcesOf(const Expr *E) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl())) {
+        const auto *FD = dyn_cast<FunctionDecl>(Param->getDeclContext());
+        if (!FD || !neverAssigned(Param, FD))
+          return std::nullopt;
+        std::optional<llvm::ArrayRef<UnitIndex::CallSite>> Sites =
+            Index.callSites(FD);
+        if (!Sites || Sites->empty())
+          return std::nullopt;
+        llvm::SmallVector<const Expr *, 2> Args;
+        for (const UnitIndex::CallSite &Site : *Sites) {
+          const Expr *Arg = argumentFor(Site.Call, Param);
+          if (!Arg)
+            return std::nullopt;
+          Args.push_back(Arg);
+        }
+        return Args;
+      }
+      return reachingValues(dyn_cast<VarDecl>(Ref->getDecl()), Ref, Cfgs);
+    }
+    const auto *Call = dyn_cast<CallExpr>(E);
+    const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+    const FunctionDecl *Definition = nullptr;
+    if (!FD || !FD->hasBody(Definition) || api::isInTorchNamespace(FD) ||
+        Ctx.getSourceManager().isInSystemHeader(Definition->getLocation()) ||
+        !api::isTensor(FD->getReturnType()))
+      return std::nullopt;
+    llvm::SmallVector<const Expr *, 2> Values = returnedValues(Definition);
+    if (Values.empty())
+      return std::nullopt;
+    return Values;
+  }
 
   /// The dtype of the host tensor E, when the program states it.
   std::string dtypeOf(const Expr *E, unsigned Depth = 0) {
     E = api::ignoreWrappers(E);
     if (!E || Depth > MaxDepth)
       return "";
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-      std::optional<llvm::SmallVector<const Expr *, 2>> Values =
-          reachingValues(dyn_cast<VarDecl>(Ref->getDecl()), Ref, Cfgs);
-      if (!Values)
-        return "";
+    if (std::optional<llvm::SmallVector<const Expr *, 2>> Values =
+            sourcesOf(E)) {
       std::string Common;
       for (const Expr *Value : *Values) {
         std::string Dtype = dtypeOf(Value, Depth + 1);
@@ -344,23 +415,10 @@ public:
     E = api::ignoreWrappers(E);
     if (!E || Depth > MaxDepth)
       return std::nullopt;
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-      std::optional<llvm::SmallVector<const Expr *, 2>> Values =
-          reachingValues(dyn_cast<VarDecl>(Ref->getDecl()), Ref, Cfgs);
-      if (!Values)
-        return std::nullopt;
-      // Every definition that reaches the copy widens: the data crosses wide
-      // whatever path the program took.
-      std::optional<HostWidening> First;
-      for (const Expr *Value : *Values) {
-        std::optional<HostWidening> W = widening(Value, false, Depth + 1);
-        if (!W)
-          return std::nullopt;
-        if (!First)
-          First = W;
-      }
-      return First;
-    }
+    // A value made elsewhere: every source widens, so the data crosses wide
+    // whatever path the program took.
+    if (std::optional<llvm::SmallVector<const Expr *, 2>> Values = sourcesOf(E))
+      return allWiden(*Values, Depth);
     if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
       const CXXMethodDecl *MD = Call->getMethodDecl();
       const Expr *Tensor = Call->getImplicitObjectArgument();
@@ -379,8 +437,7 @@ public:
       }
       if (Arithmetic Kind = arithmeticOf(Name); Kind != Arithmetic::None)
         return throughArithmetic(Call, Kind, Tensor,
-                                 Call->getNumArgs() ? Call->getArg(0)
-                                                    : nullptr,
+                                 Call->getNumArgs() ? Call->getArg(0) : nullptr,
                                  Call->getNumArgs(), InCopy, Depth);
       if (keepsDtype(Name) || Name == "to")
         return widening(Tensor, InCopy, Depth + 1);
@@ -402,6 +459,19 @@ public:
   }
 
 private:
+  std::optional<HostWidening> allWiden(llvm::ArrayRef<const Expr *> Values,
+                                       unsigned Depth) {
+    std::optional<HostWidening> First;
+    for (const Expr *Value : Values) {
+      std::optional<HostWidening> W = widening(Value, false, Depth + 1);
+      if (!W)
+        return std::nullopt;
+      if (!First)
+        First = W;
+    }
+    return First;
+  }
+
   struct Operands {
     const Expr *Tensor = nullptr;
     const Expr *Other = nullptr;
@@ -410,8 +480,8 @@ private:
   Operands operatorOperands(const CXXOperatorCallExpr *Op) {
     if (Op->getNumArgs() != 2)
       return {};
-    Arithmetic Kind = arithmeticOf(
-        std::string("operator") + getOperatorSpelling(Op->getOperator()));
+    Arithmetic Kind = arithmeticOf(std::string("operator") +
+                                   getOperatorSpelling(Op->getOperator()));
     if (Kind == Arithmetic::None)
       return {};
     const Expr *L = Op->getArg(0), *R = Op->getArg(1);
@@ -471,8 +541,8 @@ private:
     Finder.TraverseStmt(const_cast<Stmt *>(Cfg->Function->getBody()));
     if (!Finder.Conversion)
       return std::nullopt;
-    return HostWidening{HostWidening::Form::OpenCv, Finder.Conversion,
-                        nullptr, "uint8", Finder.To};
+    return HostWidening{HostWidening::Form::OpenCv, Finder.Conversion, nullptr,
+                        "uint8", Finder.To};
   }
 
   /// The data of a batch a data loader gives, when the loader's dataset
@@ -510,30 +580,24 @@ private:
     const CXXMethodDecl *Get = datasetGet(LoaderType);
     if (!Get)
       return std::nullopt;
-    llvm::SmallVector<const Expr *, 2> Data = returnedData(Get);
-    std::optional<HostWidening> First;
-    for (const Expr *Value : Data) {
-      std::optional<HostWidening> W = widening(Value, false, Depth + 1);
-      if (!W)
-        return std::nullopt;
-      if (!First)
-        First = W;
-    }
+    std::optional<HostWidening> First = allWiden(returnedData(Get), Depth);
     if (First)
       First->How = HostWidening::Form::InDataset;
     return First;
   }
 
   FunctionCfgCache &Cfgs;
+  UnitIndex &Index;
   ASTContext &Ctx;
 };
 
 } // namespace
 
 std::optional<HostWidening> widenedBeforeCopy(const DeviceCopy &Copy,
-                                              FunctionCfgCache &Cfgs) {
+                                              FunctionCfgCache &Cfgs,
+                                              UnitIndex &Index) {
   ASTContext &Ctx = Cfgs.astContext();
-  Tracer Trace(Cfgs);
+  Tracer Trace(Cfgs, Index);
   if (Copy.DType) {
     // A blocking copy converts on the host before it copies (ATen's
     // copy_kernel_cuda); a non-blocking one converts on the device.
@@ -542,8 +606,8 @@ std::optional<HostWidening> widenedBeforeCopy(const DeviceCopy &Copy,
     std::string Target = api::dtypeNameOf(Copy.DType);
     std::string Source = Trace.dtypeOf(Copy.Source);
     if (widens(Source, Target))
-      return HostWidening{HostWidening::Form::InTheCopy, Copy.Call,
-                          Copy.Source, Source, Target};
+      return HostWidening{HostWidening::Form::InTheCopy, Copy.Call, Copy.Source,
+                          Source, Target};
     if (!Target.empty())
       return std::nullopt;
   }

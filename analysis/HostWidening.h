@@ -27,6 +27,7 @@ class Expr;
 namespace torchlint {
 
 class FunctionCfgCache;
+class UnitIndex;
 
 struct HostWidening {
   enum class Form {
@@ -50,10 +51,13 @@ struct HostWidening {
 
 /// Where the data that Copy sends from the host was widened on the host,
 /// if it was: the source's dtype before is known to be narrower than what
-/// the copy sends. A non-blocking `.to(device, dtype)` converts on the
-/// device and is no widening.
+/// the copy sends. Values are followed through local variables, the
+/// arguments of a function's callers in this unit (Index) and the returns
+/// of the program's functions. A non-blocking `.to(device, dtype)` converts
+/// on the device and is no widening.
 std::optional<HostWidening> widenedBeforeCopy(const DeviceCopy &Copy,
-                                              FunctionCfgCache &Cfgs);
+                                              FunctionCfgCache &Cfgs,
+                                              UnitIndex &Index);
 
 } // namespace torchlint
 

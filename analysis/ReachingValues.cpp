@@ -24,10 +24,10 @@ public:
   explicit EscapeFinder(const VarDecl *Var) : Var(Var) {}
   bool VisitCallExpr(CallExpr *Call) {
     const FunctionDecl *FD = Call->getDirectCallee();
-    unsigned Shift = isa<CXXOperatorCallExpr>(Call) &&
-                             isa_and_nonnull<CXXMethodDecl>(FD)
-                         ? 1
-                         : 0;
+    unsigned Shift =
+        isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(FD)
+            ? 1
+            : 0;
     for (unsigned I = Shift; I < Call->getNumArgs(); ++I) {
       if (!refersTo(Call->getArg(I), Var))
         continue;
@@ -85,7 +85,33 @@ const Expr *definedValue(const Stmt *S, const VarDecl *Var, bool &Found) {
   return nullptr;
 }
 
+class AssignmentFinder : public RecursiveASTVisitor<AssignmentFinder> {
+public:
+  explicit AssignmentFinder(const VarDecl *Var) : Var(Var) {}
+  bool VisitStmt(Stmt *S) {
+    bool Defines = false;
+    if (!isa<DeclStmt>(S))
+      definedValue(S, Var, Defines);
+    Found |= Defines;
+    return !Found;
+  }
+  const VarDecl *Var;
+  bool Found = false;
+};
+
 } // namespace
+
+bool neverAssigned(const VarDecl *Var, const FunctionDecl *FD) {
+  const FunctionDecl *Definition = nullptr;
+  if (!Var || !FD || !FD->hasBody(Definition))
+    return false;
+  Stmt *Body = Definition->getBody();
+  EscapeFinder Escapes(Var);
+  Escapes.TraverseStmt(Body);
+  AssignmentFinder Assignments(Var);
+  Assignments.TraverseStmt(Body);
+  return !Escapes.Escapes && !Assignments.Found;
+}
 
 std::optional<llvm::SmallVector<const Expr *, 2>>
 reachingValues(const VarDecl *Var, const Stmt *Use, FunctionCfgCache &Cfgs) {
@@ -98,8 +124,7 @@ reachingValues(const VarDecl *Var, const Stmt *Use, FunctionCfgCache &Cfgs) {
   Escapes.TraverseStmt(const_cast<Stmt *>(Cfg->Function->getBody()));
   if (Escapes.Escapes)
     return std::nullopt;
-  std::optional<FunctionCfg::Place> From =
-      Cfg->placeOf(Use, Cfgs.astContext());
+  std::optional<FunctionCfg::Place> From = Cfg->placeOf(Use, Cfgs.astContext());
   if (!From)
     return std::nullopt;
 

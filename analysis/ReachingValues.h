@@ -1,4 +1,5 @@
-//===--- ReachingValues.h - The values a local variable may hold -*- C++ -*-===//
+//===--- ReachingValues.h - The values a local variable may hold -*- C++
+//-*-===//
 //
 // "What was this tensor made from" is asked at one use of a local variable:
 // the answer is the values its definitions (its initializer, `v = value`)
@@ -18,6 +19,7 @@
 
 namespace clang {
 class Expr;
+class FunctionDecl;
 class Stmt;
 class VarDecl;
 } // namespace clang
@@ -33,6 +35,10 @@ namespace torchlint {
 std::optional<llvm::SmallVector<const clang::Expr *, 2>>
 reachingValues(const clang::VarDecl *Var, const clang::Stmt *Use,
                FunctionCfgCache &Cfgs);
+
+/// No statement of FD assigns Var, and nothing it is handed to may: a
+/// parameter keeps the value its caller passed.
+bool neverAssigned(const clang::VarDecl *Var, const clang::FunctionDecl *FD);
 
 } // namespace torchlint
 

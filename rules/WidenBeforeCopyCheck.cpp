@@ -18,7 +18,8 @@ using namespace clang::ast_matchers;
 
 namespace torchlint {
 
-// The prose of the rule is its docs page, docs/rules/torch-widen-before-copy.md.
+// The prose of the rule is its docs page,
+// docs/rules/torch-widen-before-copy.md.
 const RuleInfo WidenBeforeCopyCheck::Info = {
     "torch-widen-before-copy",
     "WidenBeforeCopy",
@@ -80,7 +81,7 @@ void WidenBeforeCopyCheck::check(const MatchFinder::MatchResult &Result) {
       }))
     return;
   std::optional<HostWidening> Widening =
-      widenedBeforeCopy(*Copy, Flow.cfgs());
+      widenedBeforeCopy(*Copy, Flow.cfgs(), Flow.index());
   if (!Widening)
     return;
   Repetition Repeated = repetitionOf(Call, Flow, &context().stepContext(Ctx));
@@ -123,8 +124,9 @@ void WidenBeforeCopyCheck::check(const MatchFinder::MatchResult &Result) {
              " data from the dataset and convert it after the copy";
     break;
   default:
-    Message = Name + " is widened " + Widened + " on the host before its copy to " +
-              Device + " on every iteration" + Cost;
+    Message = Name + " is widened " + Widened +
+              " on the host before its copy to " + Device +
+              " on every iteration" + Cost;
     Remedy = "copy the " + Widening->From +
              " data and convert it on the device: move the copy before the "
              "conversion";
@@ -192,16 +194,13 @@ void WidenBeforeCopyCheck::offerFix(FindingBuilder &Finding,
   // `narrow.to(kFloat).div(255).to(device)`: the copy's `.to(device)` goes
   // right after the narrow tensor.
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation AfterSource =
-      Lexer::getLocForEndOfToken(Copy.Source->getEndLoc(), 0, SM,
-                                 Ctx.getLangOpts());
+  SourceLocation AfterSource = Lexer::getLocForEndOfToken(
+      Copy.Source->getEndLoc(), 0, SM, Ctx.getLangOpts());
   if (AfterSource.isInvalid())
     return;
-  CharSourceRange Move =
-      CharSourceRange::getCharRange(AfterSource,
-                                    Lexer::getLocForEndOfToken(
-                                        Call->getEndLoc(), 0, SM,
-                                        Ctx.getLangOpts()));
+  CharSourceRange Move = CharSourceRange::getCharRange(
+      AfterSource,
+      Lexer::getLocForEndOfToken(Call->getEndLoc(), 0, SM, Ctx.getLangOpts()));
   llvm::StringRef Text = Lexer::getSourceText(Move, SM, Ctx.getLangOpts());
   if (Text.empty() || !Text.ltrim().starts_with("."))
     return;

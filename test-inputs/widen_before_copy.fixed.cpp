@@ -191,7 +191,43 @@ void reassigned_step_by_step(torch::Device device) {
   }
 }
 
+torch::Tensor image_to_tensor(cv::Mat image) {
+  auto t = torch::from_blob(image.data, {image.rows, image.cols, 3}, torch::kByte);
+  t = t.permute({2, 0, 1}).toType(torch::kFloat); // expect-note: "widened from uint8 to float32 here"
+  return t.div(255).unsqueeze(0);
+}
+
+void through_a_returned_tensor(torch::Device device) {
+  for (int i = 0; i < 1000; ++i)
+    detect(image_to_tensor(read_image()).to(device)); // expect: torch-widen-before-copy [note] "widened from uint8 to float32", torch-pageable-copy
+}
+
+torch::Tensor predict_on(const torch::Tensor &batch, torch::Device device) {
+  return detect(batch.to(device)); // expect: torch-widen-before-copy [note] "'batch' is widened from uint8 to float32", torch-pageable-copy
+}
+
+void through_a_parameter(torch::Device device) {
+  for (int i = 0; i < 1000; ++i) {
+    Frame frame = grab();
+    auto pixels = torch::from_blob(frame.pixels.data(), {480, 640, 3}, torch::kByte);
+    predict_on(pixels.to(torch::kFloat).div(255), device); // expect-note: "widened from uint8 to float32 here"
+  }
+}
+
 // --- negatives -------------------------------------------------------------
+
+torch::Tensor predict_either(const torch::Tensor &batch, torch::Device device) {
+  return detect(batch.to(device)); // expect: torch-pageable-copy
+}
+
+void one_caller_passes_narrow_data(std::vector<float> &features, torch::Device device) {
+  for (int i = 0; i < 1000; ++i) {
+    Frame frame = grab();
+    auto pixels = torch::from_blob(frame.pixels.data(), {480, 640, 3}, torch::kByte);
+    predict_either(pixels.to(torch::kFloat), device);
+    predict_either(pixels, device);
+  }
+}
 
 void converted_on_the_device(torch::Device device) {
   for (int i = 0; i < 1000; ++i) {
@@ -299,4 +335,8 @@ int main() {
   only_some_paths_widen(true, device);
   opencv_stays_8_bit(device);
   to_the_cpu(device);
+  through_a_returned_tensor(device);
+  through_a_parameter(device);
+  std::vector<float> features(64 * 16);
+  one_caller_passes_narrow_data(features, device);
 }
