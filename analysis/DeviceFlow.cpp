@@ -709,6 +709,19 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
              single(DeviceKind::CPU, Provenance::Loaded, Call));
       return;
     }
+    // torch::load(model, path, device) puts the parameters it reads on the
+    // device (InputArchive::read sets each one's data); without a device,
+    // they stay where they were.
+    if (api::torchFunctionName(FD) == "load" && Call->getNumArgs() >= 3 &&
+        api::moduleClassOf(Call->getArg(0)->getType()) &&
+        !isa<CXXDefaultArgExpr>(Call->getArg(2)) &&
+        (api::isDeviceLike(Call->getArg(2)->getType()) ||
+         api::isOptionalDevice(Call->getArg(2)->getType()))) {
+      assign(S, storageOf(A, Call->getArg(0), /*Create=*/true),
+             relabel(evalDevice(A, S, Call->getArg(2)),
+                     Provenance::ModuleLoaded, Call, Call->getArg(2)));
+      return;
+    }
     if (const FunctionDecl *Callee = definitionOf(FD)) {
       if (Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
         applyCalleeEffects(A, S, Callee, parameterArgs(Call, Callee));

@@ -1,5 +1,7 @@
 #include "analysis/StepContext.h"
 
+#include "analysis/CudaUse.h"
+
 #include "analysis/DeviceFlow.h"
 #include "analysis/GradMode.h"
 #include "analysis/GradModeFlow.h"
@@ -261,6 +263,21 @@ std::optional<bool> StepContext::programTrains() {
   return *Imports->OthersTrain;
 }
 
+const Stmt *StepContext::unitCudaUse() {
+  if (!CudaUse)
+    CudaUse = firstCudaUse(Ctx, Code);
+  return *CudaUse;
+}
+
+std::optional<bool> StepContext::programUsesCuda() {
+  if (unitCudaUse())
+    return true;
+  AskedCuda = true;
+  if (!Imports || !Imports->OthersUseCuda)
+    return std::nullopt;
+  return *Imports->OthersUseCuda;
+}
+
 void StepContext::summarize(UnitSummary &Into, GradModeFlow &Recording) {
   const SourceManager &SM = Ctx.getSourceManager();
   for (const FunctionDecl *FD : Index.definitions()) {
@@ -313,6 +330,8 @@ void StepContext::summarize(UnitSummary &Into, GradModeFlow &Recording) {
   Into.AskedPerStep.insert(AskedPerStep.begin(), AskedPerStep.end());
   Into.AskedGrad.insert(AskedGrad.begin(), AskedGrad.end());
   Into.AskedTraining = AskedTraining;
+  Into.UsesCuda = unitCudaUse() != nullptr;
+  Into.AskedCuda = AskedCuda;
 }
 
 } // namespace torchlint

@@ -93,6 +93,11 @@ public:
   /// This unit, or another of the same program, trains; nullopt without the
   /// other units' summaries.
   std::optional<bool> programTrains();
+  /// Where this unit asks for CUDA (CudaUse.h), or null.
+  const clang::Stmt *unitCudaUse();
+  /// This unit, or another of the same program, asks for CUDA; nullopt
+  /// without the other units' summaries.
+  std::optional<bool> programUsesCuda();
 
   /// Adds what this unit tells the others: the step work of its functions,
   /// the functions of other units it calls (per step, and whether autograd
@@ -127,6 +132,8 @@ private:
   std::set<std::string> AskedGrad;
   bool AskedTraining = false;
   std::optional<bool> Trains;
+  bool AskedCuda = false;
+  std::optional<const clang::Stmt *> CudaUse;
 };
 
 } // namespace torchlint

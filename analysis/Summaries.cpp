@@ -195,7 +195,7 @@ ImportedSummaries importsFor(size_t Self,
       Result.GradOffInCallers.insert(Name);
 
   // The program: the units connected to Self through the calls they make.
-  if (All[Self]->AskedTraining) {
+  if (All[Self]->AskedTraining || All[Self]->AskedCuda) {
     std::vector<size_t> Group(All.size());
     for (size_t I = 0; I < All.size(); ++I)
       Group[I] = I;
@@ -216,10 +216,16 @@ ImportedSummaries importsFor(size_t Self,
         if (std::optional<size_t> V = DefinerFor(U, Name))
           Group[Find(U)] = Find(*V);
     }
-    bool Trains = false;
-    for (size_t U = 0; U < All.size(); ++U)
-      Trains |= U != Self && All[U] && All[U]->Trains && Find(U) == Find(Self);
-    Result.OthersTrain = Trains;
+    bool Trains = false, UsesCuda = false;
+    for (size_t U = 0; U < All.size(); ++U) {
+      bool Other = U != Self && All[U] && Find(U) == Find(Self);
+      Trains |= Other && All[U]->Trains;
+      UsesCuda |= Other && All[U]->UsesCuda;
+    }
+    if (All[Self]->AskedTraining)
+      Result.OthersTrain = Trains;
+    if (All[Self]->AskedCuda)
+      Result.OthersUseCuda = UsesCuda;
   }
   return Result;
 }
@@ -381,7 +387,9 @@ nlohmann::json toJson(const UnitSummary &S) {
           {"askedPerStep", S.AskedPerStep},
           {"askedGrad", S.AskedGrad},
           {"trains", S.Trains},
-          {"askedTraining", S.AskedTraining}};
+          {"askedTraining", S.AskedTraining},
+          {"usesCuda", S.UsesCuda},
+          {"askedCuda", S.AskedCuda}};
 }
 
 nlohmann::json toJson(const ImportedSummaries &S) {
@@ -391,7 +399,9 @@ nlohmann::json toJson(const ImportedSummaries &S) {
           {"calledPerStep", S.CalledPerStep},
           {"gradOffInCallers", S.GradOffInCallers},
           {"othersTrain", S.OthersTrain ? nlohmann::json(*S.OthersTrain)
-                                        : nlohmann::json(nullptr)}};
+                                        : nlohmann::json(nullptr)},
+          {"othersUseCuda", S.OthersUseCuda ? nlohmann::json(*S.OthersUseCuda)
+                                            : nlohmann::json(nullptr)}};
 }
 
 UnitSummary unitSummaryFromJson(const nlohmann::json &J) {
@@ -409,6 +419,8 @@ UnitSummary unitSummaryFromJson(const nlohmann::json &J) {
   S.AskedGrad = J.at("askedGrad").get<std::set<std::string>>();
   S.Trains = J.at("trains").get<bool>();
   S.AskedTraining = J.at("askedTraining").get<bool>();
+  S.UsesCuda = J.at("usesCuda").get<bool>();
+  S.AskedCuda = J.at("askedCuda").get<bool>();
   return S;
 }
 
@@ -421,6 +433,8 @@ ImportedSummaries importedSummariesFromJson(const nlohmann::json &J) {
   S.GradOffInCallers = J.at("gradOffInCallers").get<std::set<std::string>>();
   if (!J.at("othersTrain").is_null())
     S.OthersTrain = J.at("othersTrain").get<bool>();
+  if (!J.at("othersUseCuda").is_null())
+    S.OthersUseCuda = J.at("othersUseCuda").get<bool>();
   return S;
 }
 

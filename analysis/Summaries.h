@@ -112,6 +112,10 @@ struct UnitSummary {
   bool Trains = false;
   /// Whether the rest of the program trains.
   bool AskedTraining = false;
+  /// The unit asks for CUDA somewhere (CudaUse.h).
+  bool UsesCuda = false;
+  /// Whether the rest of the program does.
+  bool AskedCuda = false;
 };
 
 /// What a unit is given of the others' summaries: only what it asked for.
@@ -134,16 +138,19 @@ struct ImportedSummaries {
   /// Whether a unit of the same program (the units connected to it by
   /// calls) runs a backward pass or an optimizer step; only when asked.
   std::optional<bool> OthersTrain;
+  /// Whether a unit of the same program asks for CUDA; only when asked.
+  std::optional<bool> OthersUseCuda;
 
   bool empty() const {
     return Callers.empty() && Returns.empty() && Work.empty() &&
-           CalledPerStep.empty() && GradOffInCallers.empty() && !OthersTrain;
+           CalledPerStep.empty() && GradOffInCallers.empty() && !OthersTrain &&
+           !OthersUseCuda;
   }
   bool operator==(const ImportedSummaries &O) const {
     return Callers == O.Callers && Returns == O.Returns && Work == O.Work &&
            CalledPerStep == O.CalledPerStep &&
            GradOffInCallers == O.GradOffInCallers &&
-           OthersTrain == O.OthersTrain;
+           OthersTrain == O.OthersTrain && OthersUseCuda == O.OthersUseCuda;
   }
   bool operator!=(const ImportedSummaries &O) const { return !(*this == O); }
 };

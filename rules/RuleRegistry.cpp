@@ -22,6 +22,7 @@
 #include "rules/LaunchBlockingInCodeCheck.h"
 #include "rules/LossKeepsGraphCheck.h"
 #include "rules/MissingMixedPrecisionCheck.h"
+#include "rules/ModuleNeverMovedCheck.h"
 #include "rules/PageableCopyCheck.h"
 #include "rules/SetupInLoopCheck.h"
 #include "rules/SyncInLoopCheck.h"
@@ -74,6 +75,7 @@ llvm::ArrayRef<RuleEntry> allRules() {
       entry<CudnnDisabledCheck>(),
       entry<EveryRankOnOneGpuCheck>(),
       entry<WidenBeforeCopyCheck>(),
+      entry<ModuleNeverMovedCheck>(),
   };
   // clang-format on
   return Rules;

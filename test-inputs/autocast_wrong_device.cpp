@@ -83,7 +83,7 @@ void training_on_the_cpu() {
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
     at::autocast::set_enabled(true); // expect: torch-autocast-wrong-device
-    auto loss = torch::cross_entropy_loss(model(torch::randn({32, 64})),
+    auto loss = torch::cross_entropy_loss(model(torch::randn({32, 64})), // expect: torch-module-never-moved
                                           torch::randint(10, {32}));
     at::autocast::set_enabled(false);
     at::autocast::clear_cache();

@@ -178,7 +178,7 @@ void training_on_the_cpu() {
   torch::optim::SGD optimizer(model->parameters(), 0.1);
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
-    auto loss = torch::cross_entropy_loss(model(torch::randn({32, 64})),
+    auto loss = torch::cross_entropy_loss(model(torch::randn({32, 64})), // expect: torch-module-never-moved
                                           torch::randint(10, {32}));
     loss.backward();
     optimizer.step();

@@ -207,7 +207,7 @@ void cpu_only_program() {
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   auto x = torch::rand({64, 16});
   for (int step = 0; step < 100; ++step) {
-    auto loss = model(x).pow(2).mean();
+    auto loss = model(x).pow(2).mean(); // expect: torch-module-never-moved
     loss.backward();
     optimizer.step();
     std::cout << loss.item<float>() << "\n";

@@ -1195,6 +1195,8 @@ TEST(Summaries, SurviveJson) {
   S.AskedGrad = {"_Z1jv"};
   S.Trains = true;
   S.AskedTraining = true;
+  S.UsesCuda = true;
+  S.AskedCuda = true;
   UnitSummary Back = unitSummaryFromJson(toJson(S));
   EXPECT_EQ(Back.Passes, S.Passes);
   EXPECT_EQ(Back.Returns, S.Returns);
@@ -1209,6 +1211,8 @@ TEST(Summaries, SurviveJson) {
   EXPECT_EQ(Back.AskedGrad, S.AskedGrad);
   EXPECT_EQ(Back.Trains, S.Trains);
   EXPECT_EQ(Back.AskedTraining, S.AskedTraining);
+  EXPECT_EQ(Back.UsesCuda, S.UsesCuda);
+  EXPECT_EQ(Back.AskedCuda, S.AskedCuda);
   ImportedSummaries I;
   I.Callers = S.Passes;
   I.Returns = S.Returns;
@@ -1216,6 +1220,7 @@ TEST(Summaries, SurviveJson) {
   I.CalledPerStep = {"_Z1gv"};
   I.GradOffInCallers = {"_Z1jv"};
   I.OthersTrain = false;
+  I.OthersUseCuda = true;
   EXPECT_EQ(importedSummariesFromJson(toJson(I)), I);
   nlohmann::json Bad = toJson(S);
   Bad["passes"]["_Z1fN3c106DeviceE"][0][0]["kind"] = 99;
@@ -1272,6 +1277,18 @@ TEST(Summaries, StepFactsCrossAnyNumberOfUnits) {
   EXPECT_TRUE(ToPost.OthersTrain.value_or(false));
   // Not asked, not told.
   EXPECT_FALSE(importsFor(2, All, Files).OthersTrain.has_value());
+
+  // CUDA asked for in one unit is asked for by the program its calls
+  // connect it to, and by no other.
+  Main.UsesCuda = true;
+  Post.AskedCuda = true;
+  Files[4] = "/p/tools/train.cpp";
+  Trainer.CallsOut["train"] = {{"step", true, Grad::On}};
+  Trainer.AskedCuda = true;
+  EXPECT_TRUE(importsFor(3, All, Files).OthersUseCuda.value_or(false));
+  ASSERT_TRUE(importsFor(4, All, Files).OthersUseCuda.has_value());
+  EXPECT_FALSE(*importsFor(4, All, Files).OthersUseCuda);
+  EXPECT_FALSE(importsFor(1, All, Files).OthersUseCuda.has_value());
 }
 
 } // namespace torchlint

@@ -179,7 +179,7 @@ bool FirstRoundListeners::mayBeTold(size_t I,
   auto DefinedByOneToCome = [&](const std::string &F) {
     return definedByOneToCome(I, F);
   };
-  if (Summary->AskedTraining &&
+  if ((Summary->AskedTraining || Summary->AskedCuda) &&
       std::find(Done.begin(), Done.end(), false) != Done.end())
     return true;
   return llvm::any_of(Summary->AskedCallers, CalledByOneToCome) ||

@@ -28,6 +28,7 @@ const std::vector<std::unique_ptr<Scenario>> &allScenarios() {
     List.push_back(makeDiscardedResultScenario());
     List.push_back(makeLaunchBlockingInCodeScenario());
     List.push_back(makeCudnnDisabledScenario());
+    List.push_back(makeModuleNeverMovedScenario());
     List.push_back(makeWidenBeforeCopyScenario());
     return List;
   }();

@@ -32,6 +32,7 @@ std::unique_ptr<Scenario> makeDataParallelPerStepScenario();
 std::unique_ptr<Scenario> makeDiscardedResultScenario();
 std::unique_ptr<Scenario> makeLaunchBlockingInCodeScenario();
 std::unique_ptr<Scenario> makeCudnnDisabledScenario();
+std::unique_ptr<Scenario> makeModuleNeverMovedScenario();
 std::unique_ptr<Scenario> makeWidenBeforeCopyScenario();
 
 /// All scenarios, in a fixed order.

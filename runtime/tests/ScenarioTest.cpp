@@ -404,6 +404,44 @@ TEST(Scenarios, DiscardedMoveNeedsAGpu) {
   EXPECT_NE(O.Reason.find(Ctx.CudaUnusable), std::string::npos) << O.Reason;
 }
 
+TEST(Scenarios, ModuleNeverMovedTimesTheStepOnBothDevices) {
+  // The claim needs a GPU; the two variants run anywhere and must agree,
+  // which a CPU run checks.
+  for (const char *Work : {"training", "inference"}) {
+    ReplayContext Ctx = cpuContext();
+    Ctx.Device = c10::Device("cpu");
+    ScenarioOutcome O = findScenario(scenario::ModuleNeverMoved)
+                            ->replay({{"scenario", scenario::ModuleNeverMoved},
+                                      {"module", Mlp},
+                                      {"inputs_on", "cpu"},
+                                      {"work", Work}},
+                                     Ctx);
+    EXPECT_NE(O.Result, Verdict::NotRun) << Work << ": " << O.Reason;
+    EXPECT_NE(O.Result, Verdict::WrongResultConfirmed) << O.Reason;
+    ASSERT_TRUE(O.Samples.has_value()) << Work;
+    EXPECT_EQ(O.RanOn, "cpu");
+    EXPECT_TRUE(mentions(Ctx.Assumptions,
+                         std::string(Work) == "training" ? "training step"
+                                                         : "forward pass"))
+        << Work;
+  }
+}
+
+TEST(Scenarios, ModuleNeverMovedWithInputsOnTheDeviceFailsOnlyOnAGpu) {
+  // On the CPU the input and the module agree: nothing fails, and the
+  // replay says so rather than confirm.
+  ReplayContext Ctx = cpuContext();
+  Ctx.Device = c10::Device("cpu");
+  ScenarioOutcome O = findScenario(scenario::ModuleNeverMoved)
+                          ->replay({{"scenario", scenario::ModuleNeverMoved},
+                                    {"module", Mlp},
+                                    {"inputs_on", "gpu"}},
+                                   Ctx);
+  EXPECT_EQ(O.Result, Verdict::NotRun);
+  EXPECT_NE(O.Reason.find("ran without error"), std::string::npos)
+      << O.Reason;
+}
+
 TEST(Scenarios, WidenBeforeCopyMovesTheSameValuesBothWays) {
   // The claim needs a GPU, where the bus is; both orders run anywhere and
   // must give the same values, which a CPU run checks.

@@ -28,19 +28,16 @@ public:
 
   ScenarioOutcome replay(const nlohmann::json &Recipe,
                          ReplayContext &Ctx) const override {
-    c10::ScalarType From =
-        scalarTypeNamed(Recipe.value("from", nlohmann::json()),
-                        c10::ScalarType::Byte);
+    c10::ScalarType From = scalarTypeNamed(
+        Recipe.value("from", nlohmann::json()), c10::ScalarType::Byte);
     c10::ScalarType To = scalarTypeNamed(Recipe.value("to", nlohmann::json()),
                                          c10::ScalarType::Float);
     if (c10::elementSize(To) <= c10::elementSize(From))
       return ScenarioOutcome::notRun("the recipe's conversion from " +
-                                     std::string(c10::toString(From)) +
-                                     " to " + c10::toString(To) +
-                                     " does not widen");
-    std::vector<int64_t> Shape =
-        knownShape(nlohmann::json{{"shape", Recipe.value("shape",
-                                                         nlohmann::json())}});
+                                     std::string(c10::toString(From)) + " to " +
+                                     c10::toString(To) + " does not widen");
+    std::vector<int64_t> Shape = knownShape(
+        nlohmann::json{{"shape", Recipe.value("shape", nlohmann::json())}});
     if (Shape.empty()) {
       Shape = DefaultShape;
       Ctx.assume("a 720x1280 RGB frame stands in for the copied tensor, "
