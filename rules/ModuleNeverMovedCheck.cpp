@@ -57,6 +57,21 @@ std::string inputsOn(llvm::ArrayRef<const Expr *> Inputs, DeviceFlow &Flow) {
   }
   return AllCpu ? "cpu" : "unknown";
 }
+/// The module is given a device where it is built (a loss that makes its
+/// targets on it): it manages its device itself.
+bool builtWithDevice(const DeviceFact &Created) {
+  llvm::ArrayRef<const Expr *> Args;
+  const Stmt *Origin = Created.Origin;
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Origin))
+    Args = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
+  else if (const auto *Call = dyn_cast_or_null<CallExpr>(Origin))
+    Args = llvm::ArrayRef(Call->getArgs(), Call->getNumArgs());
+  return llvm::any_of(Args, [](const Expr *Arg) {
+    const Expr *Written = Arg->IgnoreUnlessSpelledInSource();
+    return api::isDeviceLike((Written ? Written : Arg)->getType());
+  });
+}
+
 /// The function turns on autocast for the CPU: it computes on the CPU on
 /// purpose.
 bool autocastsOnCpu(const FunctionDecl *FD, ASTContext &Ctx) {
@@ -104,6 +119,8 @@ void ModuleNeverMovedCheck::check(const MatchFinder::MatchResult &Result) {
       autocastsOnCpu(Flow.index().enclosingFunction(Call), Ctx))
     return;
   const DeviceFact &Created = Facts.front();
+  if (llvm::any_of(Facts, builtWithDevice))
+    return;
   const void *Key = Created.Origin
                         ? static_cast<const void *>(Created.Origin)
                         : static_cast<const void *>(Created.OriginDecl);

@@ -204,6 +204,26 @@ void run_once() {
   std::cout << once(next_input()) << "\n";
 }
 
+// A loss written as a module, given the device it makes its targets on.
+struct BoxLossImpl : torch::nn::Module {
+  BoxLossImpl(torch::Tensor anchors, torch::Device device) : device(device) {
+    this->anchors = register_buffer("anchors", anchors.to(device));
+  }
+  torch::Tensor forward(torch::Tensor output) {
+    return (output.to(device) - anchors).abs().mean();
+  }
+  torch::Tensor anchors;
+  torch::Device device;
+};
+
+void loss_told_its_device() {
+  torch::NoGradGuard no_grad;
+  auto criterion = BoxLossImpl(torch::rand({4}), pick_device());
+  torch::Tensor total = torch::zeros({});
+  for (int i = 0; i < 1000; ++i)
+    total += criterion.forward(next_input());
+}
+
 void loss_module_per_step() {
   torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
