@@ -25,9 +25,11 @@ bool isIntegral(llvm::StringRef Dtype) {
          Dtype == "int32" || Dtype == "int64" || Dtype == "bool";
 }
 
+/// A conversion for compute: to a floating dtype wider than the data. An
+/// index or label made 64-bit for an API (`.to(torch::kLong)`) is not one.
 bool widens(llvm::StringRef From, llvm::StringRef To) {
   unsigned Narrow = api::dtypeBytes(From);
-  return Narrow > 0 && api::dtypeBytes(To) > Narrow;
+  return Narrow > 0 && api::dtypeBytes(To) > Narrow && !isIntegral(To);
 }
 
 llvm::StringRef nameOf(const FunctionDecl *FD) {

@@ -72,6 +72,31 @@ bool builtWithDevice(const DeviceFact &Created) {
   });
 }
 
+/// A constructor of the module's class moves the module itself
+/// (`this->to(device)`): every module of the class is built moved.
+bool movesItselfWhenBuilt(const CXXRecordDecl *Impl) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+      const Expr *Object = Call->getImplicitObjectArgument();
+      Found |= api::isModuleTo(Call->getMethodDecl()) && Object &&
+               isa<CXXThisExpr>(Object->IgnoreParenImpCasts()) &&
+               Call->getNumArgs() >= 1 &&
+               api::isDeviceLike(Call->getArg(0)->getType());
+      return !Found;
+    }
+    bool Found = false;
+  } Search;
+  const CXXRecordDecl *Def = Impl ? Impl->getDefinition() : nullptr;
+  if (!Def)
+    return false;
+  for (const CXXConstructorDecl *Ctor : Def->ctors()) {
+    const FunctionDecl *Body = nullptr;
+    if (Ctor->hasBody(Body))
+      Search.TraverseStmt(Body->getBody());
+  }
+  return Search.Found;
+}
+
 /// The function turns on autocast for the CPU: it computes on the CPU on
 /// purpose.
 bool autocastsOnCpu(const FunctionDecl *FD, ASTContext &Ctx) {
@@ -105,7 +130,8 @@ void ModuleNeverMovedCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   // A module without parameters (a loss, an activation) computes where its
   // inputs are.
-  if (api::isParameterFree(api::moduleClassOf(Module->getType())))
+  const CXXRecordDecl *Impl = api::moduleClassOf(Module->getType());
+  if (api::isParameterFree(Impl) || movesItselfWhenBuilt(Impl))
     return;
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   if (Flow.index().inTemplatePattern(Call) || !Flow.reachable(Call))

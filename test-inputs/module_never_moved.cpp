@@ -224,6 +224,30 @@ void loss_told_its_device() {
     total += criterion.forward(next_input());
 }
 
+// A network that moves itself to the device its constructor picks.
+struct CriticImpl : torch::nn::Module {
+  CriticImpl()
+      : device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU) {
+    fc = register_module("fc", torch::nn::Linear(16, 1));
+    this->to(device);
+  }
+  torch::Tensor forward(torch::Tensor x) { return fc(x.to(device)); }
+  torch::Device device;
+  torch::nn::Linear fc{nullptr};
+};
+
+class Agent {
+public:
+  void learn() {
+    torch::NoGradGuard no_grad;
+    for (int i = 0; i < 1000; ++i)
+      critic_.forward(next_input());
+  }
+
+private:
+  CriticImpl critic_;
+};
+
 void loss_module_per_step() {
   torch::NoGradGuard no_grad;
   torch::Device device = pick_device();

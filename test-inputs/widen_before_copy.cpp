@@ -3,8 +3,9 @@
 // dtype on the host and then copied to the GPU, so two to four times the
 // bytes cross the bus. Copying the narrow data and converting it on the
 // device moves the same values. Data wide at its source, conversions on the
-// device, narrowing conversions, non-blocking copies (which convert on the
-// device) and one-time copies are fine.
+// device, narrowing conversions, integer conversions (indices made 64-bit),
+// non-blocking copies (which convert on the device) and one-time copies are
+// fine.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -253,6 +254,7 @@ void same_width(std::vector<int32_t> &ids, std::vector<int64_t> &labels, torch::
   for (int i = 0; i < 1000; ++i) {
     detect(torch::from_blob(ids.data(), {64}, torch::kInt).to(torch::kFloat).to(device)); // expect: torch-pageable-copy
     detect(torch::from_blob(labels.data(), {64}, torch::kLong).to(torch::kFloat).to(device)); // expect: torch-pageable-copy
+    detect(torch::from_blob(ids.data(), {64}, torch::kInt).to(torch::kLong).to(device)); // expect: torch-pageable-copy
   }
 }
 
