@@ -99,7 +99,7 @@ void video_loop(const std::string &path, std::vector<uint8_t> &pixels) {
   torch::Device device = pick_device();
   torch::jit::Module module = torch::jit::load(path, device);
   for (int frame = 0; frame < 1000; ++frame) {
-    torch::Tensor input = wrap_frame(pixels).to(device); // expect: torch-pageable-copy [warning] "'wrap_frame(pixels)' is copied to the GPU from pageable host memory on every iteration"
+    torch::Tensor input = wrap_frame(pixels).to(device); // expect: torch-pageable-copy [warning] "'wrap_frame(pixels)' is copied to the GPU from pageable host memory on every iteration", torch-widen-before-copy [note] "'wrap_frame(pixels)' is widened from uint8 to float32 on the host"
     torch::Tensor scores = module.forward({input}).toTensor();
     int64_t label = scores.argmax(1).item<int64_t>();
     float confidence = scores.max().item<float>(); // expect: torch-sync-in-loop [warning] "'scores.max().item()' waits for the GPU on every iteration"

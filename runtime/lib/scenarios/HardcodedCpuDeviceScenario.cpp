@@ -27,7 +27,7 @@ public:
       return [T = W.trainer(Device)]() mutable {
         trainingStep(T.Model, *T.Optimizer, T.Input, T.Target);
         // The result compared: the updated weights of the first layer.
-        return T.Model->parameters().front().detach();
+        return T.Model->parameters().front().detach().clone();
       };
     };
     // The CPU side's timing is synchronous; timing on the GPU device also

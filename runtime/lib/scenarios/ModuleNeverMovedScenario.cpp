@@ -37,7 +37,7 @@ public:
       auto Variant = [&W](const c10::Device &Device) {
         return [T = W.trainer(Device)]() mutable {
           trainingStep(T.Model, *T.Optimizer, T.Input, T.Target);
-          return T.Model->parameters().front().detach();
+          return T.Model->parameters().front().detach().clone();
         };
       };
       return compareSpeed(Ctx, Ctx.Device, Variant(Cpu), Variant(Ctx.Device),
