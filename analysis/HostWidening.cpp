@@ -254,33 +254,6 @@ const CXXMethodDecl *datasetGet(QualType T, unsigned Depth = 0) {
   return nullptr;
 }
 
-/// The tensors a dataset's get() returns as an example's data: `return
-/// {data, target};` or `return torch::data::Example<>(data, target);`.
-llvm::SmallVector<const Expr *, 2> returnedData(const CXXMethodDecl *Get) {
-  struct ReturnFinder : RecursiveASTVisitor<ReturnFinder> {
-    bool VisitReturnStmt(ReturnStmt *Return) {
-      const Expr *Value = api::ignoreWrappers(Return->getRetValue());
-      if (const auto *List = dyn_cast_or_null<InitListExpr>(Value);
-          List && List->getNumInits() >= 1)
-        Data.push_back(List->getInit(0));
-      else if (const auto *Construct =
-                   dyn_cast_or_null<CXXConstructExpr>(Value);
-               Construct && Construct->getNumArgs() >= 2)
-        Data.push_back(Construct->getArg(0));
-      else
-        Complete = false;
-      return true;
-    }
-    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
-    llvm::SmallVector<const Expr *, 2> Data;
-    bool Complete = true;
-  } Finder;
-  Finder.TraverseStmt(Get->getBody());
-  if (!Finder.Complete)
-    Finder.Data.clear();
-  return Finder.Data;
-}
-
 /// The values a function of the program returns, through every return
 /// statement of its body; empty when one returns nothing to follow.
 llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl *FD) {
@@ -300,6 +273,24 @@ llvm::SmallVector<const Expr *, 2> returnedValues(const FunctionDecl *FD) {
   if (!Finder.Complete)
     Finder.Values.clear();
   return Finder.Values;
+}
+
+/// The tensors a dataset's get() returns as an example's data: `return
+/// {data, target};` or `return torch::data::Example<>(data, target);`.
+llvm::SmallVector<const Expr *, 2> returnedData(const CXXMethodDecl *Get) {
+  llvm::SmallVector<const Expr *, 2> Data;
+  for (const Expr *Returned : returnedValues(Get)) {
+    const Expr *Value = api::ignoreWrappers(Returned);
+    if (const auto *List = dyn_cast_or_null<InitListExpr>(Value);
+        List && List->getNumInits() >= 1)
+      Data.push_back(List->getInit(0));
+    else if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Value);
+             Construct && Construct->getNumArgs() >= 2)
+      Data.push_back(Construct->getArg(0));
+    else
+      return {};
+  }
+  return Data;
 }
 
 /// The argument a call passes for Param.

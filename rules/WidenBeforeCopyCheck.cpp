@@ -50,10 +50,6 @@ std::string torchConstant(llvm::StringRef Dtype) {
       .Default("");
 }
 
-llvm::StringRef textOf(SourceRange Range, ASTContext &Ctx) {
-  return Lexer::getSourceText(CharSourceRange::getTokenRange(Range),
-                              Ctx.getSourceManager(), Ctx.getLangOpts());
-}
 } // namespace
 
 void WidenBeforeCopyCheck::registerMatchers(MatchFinder *Finder) {
@@ -181,8 +177,8 @@ void WidenBeforeCopyCheck::offerFix(FindingBuilder &Finding,
     const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());
     if (Written != 2 || !Member)
       return;
-    std::string Device = textOf(Copy.Target->getSourceRange(), Ctx).str();
-    std::string Dtype = textOf(Copy.DType->getSourceRange(), Ctx).str();
+    std::string Device = api::sourceText(Copy.Target, Ctx);
+    std::string Dtype = api::sourceText(Copy.DType, Ctx);
     if (Device.empty() || Dtype.empty())
       return;
     Finding.replace(SourceRange(Member->getMemberLoc(), Call->getEndLoc()),
