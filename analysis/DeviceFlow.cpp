@@ -17,6 +17,7 @@
 #include "llvm/ADT/SmallSet.h"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 using namespace clang;
@@ -293,7 +294,8 @@ DeviceFlow::~DeviceFlow() = default;
 
 bool DeviceFlow::isTracked(QualType T) const {
   return api::carriesTensors(T) || api::moduleClassOf(T) ||
-         api::isDeviceLike(T) || api::isDataLoaderValue(T);
+         api::isDeviceLike(T) || api::isDataLoaderValue(T) ||
+         api::isTensorCarrier(T);
 }
 
 namespace {
@@ -679,6 +681,19 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
       }
       return;
     }
+    // batch.to(device) in place: every tensor the object holds moves.
+    if (MD &&
+        api::isTensorCarrier(Member->getImplicitObjectArgument()->getType()) &&
+        (MD->getReturnType()->isVoidType() ||
+         MD->getReturnType()->isLValueReferenceType()))
+      if (std::optional<FactSet> Moved = evalCarrierMethod(A, S, Member);
+          Moved && !MD->getParent()->isInStdNamespace()) {
+        assign(S,
+               storageOf(A, Member->getImplicitObjectArgument(),
+                         /*Create=*/true),
+               *Moved);
+        return;
+      }
     if (api::isModuleTo(MD) && Member->getNumArgs() >= 1) {
       const Expr *Target = Member->getArg(0);
       if (!api::isDeviceLike(Target->getType()))
@@ -770,7 +785,8 @@ void DeviceFlow::applyCalleeEffects(Analysis &A, State &S,
     bool ByMutableRef =
         T->isReferenceType() && !T.getNonReferenceType().isConstQualified();
     bool SharesModule = api::moduleClassOf(T) != nullptr;
-    if (!(SharesModule || (ByMutableRef && api::isTensor(T))))
+    if (!(SharesModule ||
+          (ByMutableRef && (api::isTensor(T) || api::isTensorCarrier(T)))))
       continue;
     if (Storage Target = storageOf(A, Args[I], /*Create=*/true))
       Changeable.push_back({I, Target});
@@ -1237,6 +1253,13 @@ FactSet DeviceFlow::dataLoaderFacts(const Expr *E) {
 }
 
 namespace {
+/// std::any_cast<torch::Tensor>(pack["x"]): what the std::any holds.
+bool isAnyCast(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  return FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+         FD->getName() == "any_cast" && Call->getNumArgs() == 1;
+}
+
 /// For the iterator of a range-for (`*__begin1`), the sequence it walks:
 /// `for (auto &p : model->parameters())` reads the module's tensors.
 const Expr *rangeOfLoopIterator(const Expr *Iterator) {
@@ -1301,6 +1324,9 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
         (Base->getType()->isPointerType() &&
          api::isExample(Base->getType()->getPointeeType())))
       return eval(A, S, Base);
+    // batch.fields, result->scores: a tensor the object carries.
+    if (api::isTensorCarrier(Base->getType()))
+      return eval(A, S, Base);
     return unknown();
   }
 
@@ -1322,19 +1348,27 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       return eval(A, S, Object);
     if (api::isModuleCall(Member))
       return moduleOutput(A, S, Member);
+    if (Object && api::isTensorCarrier(Object->getType()))
+      if (std::optional<FactSet> Carried = evalCarrierMethod(A, S, Member))
+        return *Carried;
     // model->parameters(), model->buffers(): the module's tensors, where it
-    // is. Only where that is one device: what is read off a module moved on
+    // is. Where that is several devices, what is read off a module moved on
     // some paths only (`torch::randn(n, model->parameters()[0].device())`)
-    // goes where the module went, which separate facts cannot say.
-    if (Object && MD && MD->getDeclName().isIdentifier() &&
-        (MD->getName() == "parameters" || MD->getName() == "buffers") &&
-        api::isTensorSequence(Member->getType()) &&
-        api::moduleClassOf(api::withoutArrow(Object)->getType())) {
-      FactSet Module = eval(A, S, api::withoutArrow(Object));
+    // goes where the module went, which separate facts cannot say: each is
+    // then a run-time choice, the GPU for the opportunity rules and the
+    // ground of no error.
+    if (const Expr *Owner = api::parametersOwner(Member);
+        Owner && api::isTensorSequence(Member->getType())) {
+      FactSet Module = eval(A, S, Owner);
       llvm::SmallSet<int, 2> Kinds;
       for (const DeviceFact &F : Module)
         Kinds.insert(F.isKnown() ? static_cast<int>(F.Kind) : -1);
-      return Kinds.size() == 1 && !Kinds.count(-1) ? Module : unknown();
+      if (Kinds.count(-1) || Module.empty())
+        return unknown();
+      if (Kinds.size() > 1)
+        for (DeviceFact &F : Module)
+          F.RunTimeChoice = true;
+      return Module;
     }
     if (api::isTensorMethod(MD)) {
       llvm::StringRef Name = MD->getName();
@@ -1404,7 +1438,8 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       return eval(A, S, Op->getArg(0));
     if (Kind == OO_Subscript && Op->getNumArgs() == 2 &&
         (api::isTensorSequence(Op->getArg(0)->getType()) ||
-         api::isScriptValue(Op->getArg(0)->getType())))
+         api::isScriptValue(Op->getArg(0)->getType()) ||
+         api::isTensorCarrier(Op->getArg(0)->getType())))
       return eval(A, S, Op->getArg(0));
     if (Kind == OO_Star && Op->getNumArgs() == 1) {
       if (api::isDataLoaderValue(Op->getType()))
@@ -1467,9 +1502,68 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     }
   }
 
+  if (api::isTensorCarrier(T) &&
+      (isa<CXXConstructExpr>(E) || isa<InitListExpr>(E)))
+    return heldTensors(A, S, E);
+
   if (api::isDataLoaderValue(T))
     return dataLoaderFacts(E);
   return unknown();
+}
+
+std::optional<FactSet>
+DeviceFlow::evalCarrierMethod(Analysis &A, const State &S,
+                              const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  if (!MD || !MD->getDeclName().isIdentifier())
+    return std::nullopt;
+  // batch.to(device), sample.cuda(): the program's own method that moves
+  // every tensor the object holds.
+  llvm::StringRef Name = MD->getName();
+  if (Name == "to" && Call->getNumArgs() >= 1) {
+    const Expr *Target = Call->getArg(0);
+    if (api::isDeviceLike(Target->getType()))
+      return relabel(evalDevice(A, S, Target), Provenance::MovedTo, Call,
+                     Target);
+    if (api::isTensorOptions(Target->getType())) {
+      FactSet Options = evalOptions(A, S, Target);
+      if (!allDefaultOptions(Options))
+        return relabel(Options, Provenance::MovedTo, Call);
+    }
+  }
+  if (Name == "cuda" && Call->getNumArgs() == 0)
+    return single(DeviceKind::CUDA, Provenance::ToCuda, Call, Call);
+  if (Name == "cpu" && Call->getNumArgs() == 0)
+    return single(DeviceKind::CPU, Provenance::ToCpu, Call, Call);
+  // pack.at("x"), results.front(), sample.value(): an element of a standard
+  // container is where the container's tensors are.
+  if (MD->getParent()->isInStdNamespace() && isTracked(Call->getType()))
+    return eval(A, S, Call->getImplicitObjectArgument());
+  return std::nullopt;
+}
+
+FactSet DeviceFlow::heldTensors(Analysis &A, const State &S, const Expr *E) {
+  FactSet Result;
+  std::function<void(const Expr *)> Collect = [&](const Expr *Part) {
+    Part = api::ignoreWrappers(Part);
+    if (!Part || isa<LambdaExpr>(Part))
+      return;
+    QualType T = Part->getType();
+    bool Composite = isa<CXXConstructExpr>(Part) || isa<InitListExpr>(Part) ||
+                     isa<CXXStdInitializerListExpr>(Part);
+    if (Composite && !api::carriesTensors(T)) {
+      for (const Stmt *Child : Part->children())
+        if (const auto *ChildExpr = dyn_cast_or_null<Expr>(Child))
+          Collect(ChildExpr);
+      return;
+    }
+    if (isTracked(T) && !api::moduleClassOf(T) && !api::isDeviceLike(T))
+      mergeFacts(Result, eval(A, S, Part));
+  };
+  for (const Stmt *Child : E->children())
+    if (const auto *ChildExpr = dyn_cast_or_null<Expr>(Child))
+      Collect(ChildExpr);
+  return Result.empty() ? unknown() : Result;
 }
 
 FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
@@ -1477,7 +1571,7 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD)
     return unknown();
-  if (api::isTupleGet(Call))
+  if (api::isTupleGet(Call) || isAnyCast(Call))
     return eval(A, S, Call->getArg(0));
 
   auto FactoryResult = [&](const Expr *OptionsArg, Provenance How) {
@@ -1766,8 +1860,9 @@ public:
     // handing it to a function of the program may.
     if (isa<CXXOperatorCallExpr>(Call))
       return !Found;
-    for (const Expr *Arg : Call->arguments())
-      if (names(Arg))
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I)
+      if (names(Call->getArg(I)) && mayWrite(Callee, I))
         Found = true;
     return !Found;
   }
@@ -1775,6 +1870,17 @@ public:
   bool Found = false;
 
 private:
+  /// A member handed by value or by const reference is read, not changed
+  /// (`module->to(device_)`, `x.to(device_)`); an unknown callee may
+  /// change it.
+  static bool mayWrite(const FunctionDecl *Callee, unsigned Arg) {
+    if (!Callee || Arg >= Callee->getNumParams())
+      return true;
+    QualType T = Callee->getParamDecl(Arg)->getType();
+    if (!T->isReferenceType() && !T->isPointerType())
+      return false;
+    return !T->getPointeeType().isConstQualified();
+  }
   bool names(const Expr *E) const {
     const auto *Member = dyn_cast_or_null<MemberExpr>(api::ignoreWrappers(E));
     return Member && Member->getMemberDecl() == Field &&
@@ -1812,6 +1918,9 @@ FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
     return FactSet();
   };
 
+  // A method asked while its own analysis runs answers nothing yet: what
+  // the member holds is then not final, and is not remembered.
+  bool Provisional = false;
   // What the constructors leave.
   FactSet Constructed;
   bool AnyConstructor = false;
@@ -1821,6 +1930,7 @@ FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
     AnyConstructor = true;
     Analysis *A = standalone(Ctor);
     if (!A) {
+      Provisional |= StandaloneInProgress.count(definitionOf(Ctor)) != 0;
       mergeFacts(Constructed, unknown());
       continue;
     }
@@ -1846,6 +1956,7 @@ FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
       continue;
     Analysis *A = standalone(Method);
     if (!A) {
+      Provisional |= StandaloneInProgress.count(Definition) != 0;
       mergeFacts(Changed, unknown());
       continue;
     }
@@ -1855,15 +1966,19 @@ FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
     if (It != A->Exit.end())
       mergeFacts(Changed, It->second);
   }
+  // A device or tensor member that a setup method sets may still hold what
+  // the constructor left when it is read (the setup is optional), or not:
+  // the constructed value is then only a possibility no error rests on.
   FactSet Result = Constructed;
   if (!Changed.empty()) {
     Result = Changed;
+    bool Module = api::moduleClassOf(Field->getType()) != nullptr;
     for (const DeviceFact &F : Constructed)
       if (F.How != Provenance::ModuleCreated)
-        mergeFacts(Result, FactSet{F});
+        mergeFacts(Result, Module ? FactSet{F} : unknown());
   }
   FieldsInProgress.erase(Field);
-  if (FieldsInProgress.empty())
+  if (FieldsInProgress.empty() && !Provisional)
     Fields[Field] = Result;
   return Result;
 }

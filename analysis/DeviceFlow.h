@@ -46,6 +46,7 @@
 namespace clang {
 class ASTContext;
 class CallExpr;
+class CXXMemberCallExpr;
 class LambdaExpr;
 class MangleContext;
 class MemberExpr;
@@ -197,6 +198,13 @@ private:
   FactSet evalCall(Analysis &A, const State &S, const clang::CallExpr *Call);
   /// What a module call gives back: the module's device where it is known,
   /// else (a module without parameters, one loaded from a file) its inputs'.
+  /// A method of an object that carries tensors (api::isTensorCarrier)
+  /// that moves them or reads one; nullopt for any other.
+  std::optional<FactSet>
+  evalCarrierMethod(Analysis &A, const State &S,
+                    const clang::CXXMemberCallExpr *Call);
+  /// Where the tensors an object is built from are (`Pack{{"x", x}}`).
+  FactSet heldTensors(Analysis &A, const State &S, const clang::Expr *E);
   FactSet moduleOutput(Analysis &A, const State &S,
                        const clang::CallExpr *Call);
   /// torch::jit::load(path[, device]): the module is on the device named, or

@@ -35,6 +35,10 @@ const Expr *ignoreWrappers(const Expr *E) {
       E = Temp->getSubExpr();
     else if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
       E = Bind->getSubExpr();
+    // A member's default initialiser, run by a constructor that does not
+    // name the member.
+    else if (const auto *Default = dyn_cast<CXXDefaultInitExpr>(E))
+      E = Default->getExpr();
     else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
       if (Cast->getCastKind() == CK_NoOp ||
           Cast->getCastKind() == CK_ConstructorConversion)
@@ -270,6 +274,52 @@ bool carriesTensors(QualType T) {
          isScriptValue(T) || isPackedSequence(T);
 }
 
+static bool holdsTensors(QualType T, unsigned Depth) {
+  T = bareType(T);
+  if (T.isNull())
+    return false;
+  if (T->isPointerType())
+    T = bareType(T->getPointeeType());
+  if (carriesTensors(T))
+    return true;
+  const CXXRecordDecl *RD = recordOf(T);
+  if (!RD || Depth == 0 || moduleClassOf(T) || isDataLoaderValue(T))
+    return false;
+  if (hasQualifiedName(RD, "std::any"))
+    return true;
+  if (RD->isInStdNamespace()) {
+    const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+    if (!Spec || !Spec->getIdentifier())
+      return false;
+    static const llvm::StringRef Holders[] = {
+        "vector",     "deque",         "list",     "array",
+        "map",        "unordered_map", "optional", "shared_ptr",
+        "unique_ptr", "pair",          "tuple"};
+    if (!llvm::is_contained(Holders, Spec->getName()))
+      return false;
+    for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+      if (Arg.getKind() == TemplateArgument::Type &&
+          holdsTensors(Arg.getAsType(), Depth - 1))
+        return true;
+    return false;
+  }
+  if (isInTorchNamespace(RD) || !RD->hasDefinition() || RD->isLambda())
+    return false;
+  const CXXRecordDecl *Definition = RD->getDefinition();
+  for (const FieldDecl *Field : Definition->fields())
+    if (holdsTensors(Field->getType(), Depth - 1))
+      return true;
+  // class Pack : public std::map<std::string, std::any>
+  for (const CXXBaseSpecifier &Base : Definition->bases())
+    if (holdsTensors(Base.getType(), Depth))
+      return true;
+  return false;
+}
+
+bool isTensorCarrier(QualType T) {
+  return !carriesTensors(T) && holdsTensors(T, 3);
+}
+
 /// The first template argument of a specialisation, as a record.
 static const CXXRecordDecl *firstTemplateArgRecord(const CXXRecordDecl *RD) {
   const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD);
@@ -382,6 +432,17 @@ bool isModuleBaseTemplate(const CXXRecordDecl *RD) {
 } // namespace
 
 static bool isParameterFree(const CXXRecordDecl *Impl, unsigned Depth);
+
+const Expr *parametersOwner(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(ignoreWrappers(E));
+  const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() ||
+      !llvm::is_contained({"parameters", "named_parameters", "buffers"},
+                          MD->getName()))
+    return nullptr;
+  const Expr *Object = withoutArrow(Call->getImplicitObjectArgument());
+  return moduleClassOf(Object->getType()) ? Object : nullptr;
+}
 
 bool isParameterFree(const CXXRecordDecl *Impl) {
   return isParameterFree(Impl, 0);

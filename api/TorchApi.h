@@ -98,11 +98,20 @@ bool isScriptValue(clang::QualType T);
 /// What a module call's input may be: a tensor, a sequence or tuple of them,
 /// or a TorchScript value.
 bool carriesTensors(clang::QualType T);
+/// A value that holds tensors without being one of the kinds above: a class
+/// of the program with a tensor among its members (a batch, a sample, a
+/// result), a std::any, or a standard container, map or optional of these or
+/// of tensors (`std::map<std::string, std::any>`). Its device facts are
+/// those of the tensors it holds.
+bool isTensorCarrier(clang::QualType T);
 /// The torch::nn::Module subclass (or torch::jit::Module) that a value of type
 /// T gives access to: a ModuleHolder (torch::nn::Linear, TORCH_MODULE types), a
 /// shared_ptr to a module, the module itself, a pointer or reference to it.
 /// Null otherwise.
 const clang::CXXRecordDecl *moduleClassOf(clang::QualType T);
+/// The module whose tensors E reads: `model->parameters()`,
+/// `model.named_parameters()`, `model->buffers()`; null otherwise.
+const clang::Expr *parametersOwner(const clang::Expr *E);
 /// Loss modules (CrossEntropyLoss, NLLLoss, MSELoss, ...) own no parameters.
 bool isLossModule(const clang::CXXRecordDecl *Impl);
 /// A module with no parameters or buffers (a loss, an activation, dropout,
