@@ -127,18 +127,23 @@ bool accumulated(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
 }
 
 /// In a loop that runs a module without training it (inference on every
-/// frame or request), a copy of the module's result to the host is the
-/// program's output, once per iteration. A sum of it is not (it can stay on
-/// the device), nor a second copy. Loop is the step loop, or null for the
-/// body of a function called once per step.
+/// frame or request), a copy of the step's result to the host is the
+/// program's output, once per iteration: the module's own output, or a
+/// tensor that post-processing on the device made of it, copied out whole
+/// or filtered by its values (the host waits for the step's work there
+/// whatever it reads first). A scalar read of something else (a metric, a
+/// loss) can stay on the device; so can a sum of the result, or a second
+/// copy. Loop is the step loop, or null for the body of a function called
+/// once per step.
 bool copiesResultOut(const Expr *Site, const Sync &What, const FactSet &Facts,
                      const Stmt *Loop, ASTContext &Ctx) {
   if (!What.Tensor || Facts.empty() || accumulated(Site, Loop, Ctx) ||
       enclosingLoop(Site, Ctx) != Loop || inPeriodicBranch(Site, Loop, Ctx))
     return false;
+  bool WholeTensor = What.Kind != "item" && What.Kind != "print";
   bool OnGpu = false;
   for (const DeviceFact &F : Facts) {
-    if (F.isKnown() && F.How != Provenance::ModuleOutput)
+    if (F.isKnown() && F.How != Provenance::ModuleOutput && !WholeTensor)
       return false;
     OnGpu |= F.isKnown() && F.Kind != api::DeviceKind::CPU;
   }
