@@ -572,11 +572,11 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
       return;
     if (!I->isWritten() && constructedOnCpu(Field->getType())) {
       // `Net model_;` constructed implicitly: its parameters are on the CPU.
-      DeviceFact Created;
-      Created.Kind = DeviceKind::CPU;
-      Created.How = Provenance::ModuleCreated;
-      Created.OriginDecl = Field;
-      S[Field] = FactSet{Created};
+      const auto *Construct =
+          dyn_cast<CXXConstructExpr>(api::ignoreWrappers(I->getInit()));
+      S[Field] = builtModule(Field->getType(),
+                             Construct ? Construct->getConstructor() : nullptr,
+                             nullptr, Field);
       return;
     }
     S[Field] = eval(A, S, I->getInit());
@@ -1483,7 +1483,7 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
         return FactSet(); // an empty holder: no module yet
       if (Construct->getNumArgs() == 0 && !constructedOnCpu(T))
         return FactSet(); // an empty TorchScript module
-      return single(DeviceKind::CPU, Provenance::ModuleCreated, Construct);
+      return builtModule(T, Construct->getConstructor(), Construct, nullptr);
     }
     // c10::IValue(t), and the IValue each element of {t} is converted to.
     if (api::isScriptValue(T)) {
@@ -1618,7 +1618,7 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
     return Call->getNumArgs() == 1 ? eval(A, S, Call->getArg(0)) : unknown();
   if (isStdFunction(FD, "make_shared") || isStdFunction(FD, "make_unique")) {
     if (constructedOnCpu(Call->getType()))
-      return single(DeviceKind::CPU, Provenance::ModuleCreated, Call);
+      return builtModule(Call->getType(), nullptr, Call, nullptr);
     // std::make_shared<torch::jit::Module>(torch::jit::load(path)) shares
     // the loaded module.
     if (api::moduleClassOf(Call->getType()) && Call->getNumArgs() == 1)
@@ -1685,6 +1685,83 @@ FactSet DeviceFlow::moduleOutput(Analysis &A, const State &S,
     return Result;
   }
   return relabel(Module, Provenance::ModuleOutput, Call);
+}
+
+namespace {
+/// The constructor's own move of the module it builds (`this->to(device)`,
+/// `to(device)`), if it has one; Always tells whether it is a statement of
+/// the body itself, which every construction runs.
+const CXXMemberCallExpr *selfMove(const CXXConstructorDecl *Ctor,
+                                  bool &Always) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+      const Expr *Object = Call->getImplicitObjectArgument();
+      if (api::isModuleTo(Call->getMethodDecl()) && Object &&
+          isa<CXXThisExpr>(Object->IgnoreParenImpCasts()) &&
+          Call->getNumArgs() >= 1 &&
+          api::isDeviceLike(Call->getArg(0)->getType()))
+        Found = Call;
+      return !Found;
+    }
+    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+    const CXXMemberCallExpr *Found = nullptr;
+  } Search;
+  const FunctionDecl *Body = nullptr;
+  if (Ctor && Ctor->hasBody(Body))
+    Search.TraverseStmt(Body->getBody());
+  Always = false;
+  if (const auto *Block =
+          dyn_cast_or_null<CompoundStmt>(Body ? Body->getBody() : nullptr))
+    for (const Stmt *Statement : Block->body())
+      if (const auto *E = dyn_cast<Expr>(Statement))
+        Always |= api::ignoreWrappers(E) == Search.Found;
+  return Search.Found;
+}
+} // namespace
+
+FactSet DeviceFlow::builtModule(QualType T, const CXXConstructorDecl *Called,
+                                const Stmt *Origin, const Decl *OriginDecl) {
+  DeviceFact Created;
+  Created.Kind = DeviceKind::CPU;
+  Created.How = Provenance::ModuleCreated;
+  Created.Origin = Origin;
+  Created.OriginDecl = OriginDecl;
+  const CXXRecordDecl *Impl = api::moduleClassOf(T);
+  const CXXRecordDecl *Class = Impl ? Impl->getDefinition() : nullptr;
+  if (!Class || Depth > MaxDepth)
+    return FactSet{Created};
+  // The constructor called; for a holder (TORCH_MODULE, make_shared), which
+  // forwards its arguments, every constructor of the class.
+  llvm::SmallVector<const CXXConstructorDecl *, 2> Ctors;
+  if (Called &&
+      Called->getParent()->getCanonicalDecl() == Class->getCanonicalDecl())
+    Ctors.push_back(Called);
+  else
+    for (const CXXConstructorDecl *Ctor : Class->ctors())
+      if (!Ctor->isCopyOrMoveConstructor() && Ctor->isUserProvided())
+        Ctors.push_back(Ctor);
+  FactSet Result;
+  bool AnyMove = false;
+  for (const CXXConstructorDecl *Ctor : Ctors) {
+    bool Always = false;
+    const CXXMemberCallExpr *Move = selfMove(Ctor, Always);
+    AnyMove |= Move != nullptr;
+    // Moved by some constructions only: where is not known.
+    if (!Move || !Always) {
+      mergeFacts(Result, unknown());
+      continue;
+    }
+    Analysis *A = standalone(Ctor);
+    std::optional<State> At =
+        A ? stateBefore(*A, Move) : std::optional<State>();
+    if (!At) {
+      mergeFacts(Result, unknown());
+      continue;
+    }
+    mergeFacts(Result, relabel(evalDevice(*A, *At, Move->getArg(0)),
+                               Provenance::ModuleMoved, Move, Move->getArg(0)));
+  }
+  return AnyMove ? Result : FactSet{Created};
 }
 
 FactSet DeviceFlow::loadedModule(Analysis &A, const State &S,
@@ -1908,13 +1985,8 @@ FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
         Analysis None;
         return eval(None, State(), Init);
       }
-    if (constructedOnCpu(Field->getType())) {
-      DeviceFact Created;
-      Created.Kind = DeviceKind::CPU;
-      Created.How = Provenance::ModuleCreated;
-      Created.OriginDecl = Field;
-      return FactSet{Created};
-    }
+    if (constructedOnCpu(Field->getType()))
+      return builtModule(Field->getType(), nullptr, nullptr, Field);
     return FactSet();
   };
 

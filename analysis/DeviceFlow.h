@@ -46,6 +46,7 @@
 namespace clang {
 class ASTContext;
 class CallExpr;
+class CXXConstructorDecl;
 class CXXMemberCallExpr;
 class LambdaExpr;
 class MangleContext;
@@ -209,6 +210,12 @@ private:
                        const clang::CallExpr *Call);
   /// torch::jit::load(path[, device]): the module is on the device named, or
   /// on the devices it was saved from, which the program does not say.
+  /// Where a module of T is when built: where its class's constructor moves
+  /// it (`this->to(device)`, in Called or, for a holder, in every
+  /// constructor of the class), else on the CPU. Origin is the construction.
+  FactSet builtModule(clang::QualType T,
+                      const clang::CXXConstructorDecl *Called,
+                      const clang::Stmt *Origin, const clang::Decl *OriginDecl);
   FactSet loadedModule(Analysis &A, const State &S,
                        const clang::CallExpr *Call);
   FactSet evalDeclRef(Analysis &A, const State &S, const clang::ValueDecl *D);

@@ -72,31 +72,6 @@ bool builtWithDevice(const DeviceFact &Created) {
   });
 }
 
-/// A constructor of the module's class moves the module itself
-/// (`this->to(device)`): every module of the class is built moved.
-bool movesItselfWhenBuilt(const CXXRecordDecl *Impl) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
-      const Expr *Object = Call->getImplicitObjectArgument();
-      Found |= api::isModuleTo(Call->getMethodDecl()) && Object &&
-               isa<CXXThisExpr>(Object->IgnoreParenImpCasts()) &&
-               Call->getNumArgs() >= 1 &&
-               api::isDeviceLike(Call->getArg(0)->getType());
-      return !Found;
-    }
-    bool Found = false;
-  } Search;
-  const CXXRecordDecl *Def = Impl ? Impl->getDefinition() : nullptr;
-  if (!Def)
-    return false;
-  for (const CXXConstructorDecl *Ctor : Def->ctors()) {
-    const FunctionDecl *Body = nullptr;
-    if (Ctor->hasBody(Body))
-      Search.TraverseStmt(Body->getBody());
-  }
-  return Search.Found;
-}
-
 /// The function turns on autocast for the CPU: it computes on the CPU on
 /// purpose.
 bool autocastsOnCpu(const FunctionDecl *FD, ASTContext &Ctx) {
@@ -131,7 +106,7 @@ void ModuleNeverMovedCheck::check(const MatchFinder::MatchResult &Result) {
   // A module without parameters (a loss, an activation) computes where its
   // inputs are.
   const CXXRecordDecl *Impl = api::moduleClassOf(Module->getType());
-  if (api::isParameterFree(Impl) || movesItselfWhenBuilt(Impl))
+  if (api::isParameterFree(Impl))
     return;
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   if (Flow.index().inTemplatePattern(Call) || !Flow.reachable(Call))
