@@ -1352,18 +1352,18 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       if (std::optional<FactSet> Carried = evalCarrierMethod(A, S, Member))
         return *Carried;
     // model->parameters(), model->buffers(): the module's tensors, where it
-    // is. Where that is several devices, what is read off a module moved on
-    // some paths only (`torch::randn(n, model->parameters()[0].device())`)
-    // goes where the module went, which separate facts cannot say: each is
-    // then a run-time choice, the GPU for the opportunity rules and the
-    // ground of no error.
+    // is. Where that is several devices (or one, and unknown on some
+    // paths), what is read off a module moved on some paths only
+    // (`torch::randn(n, model->parameters()[0].device())`) goes where the
+    // module went, which separate facts cannot say: each is then a run-time
+    // choice, the GPU for the opportunity rules and the ground of no error.
     if (const Expr *Owner = api::parametersOwner(Member);
         Owner && api::isTensorSequence(Member->getType())) {
       FactSet Module = eval(A, S, Owner);
       llvm::SmallSet<int, 2> Kinds;
       for (const DeviceFact &F : Module)
         Kinds.insert(F.isKnown() ? static_cast<int>(F.Kind) : -1);
-      if (Kinds.count(-1) || Module.empty())
+      if (Module.empty() || (Kinds.size() == 1 && Kinds.count(-1)))
         return unknown();
       if (Kinds.size() > 1)
         for (DeviceFact &F : Module)

@@ -229,8 +229,11 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const FunctionDecl *Function = Flow.index().enclosingFunction(Site);
   const Stmt *Scope = Local ? Local : Function ? Function->getBody() : nullptr;
   bool SecondCopy = false;
-  // (Not in a loop nested in the step: one read per sample of a batch.)
-  if (Scope && enclosingLoop(Site, Ctx) == Local &&
+  // (Not in a loop nested in the step: one read per sample of a batch; nor
+  // in a function the step calls from such a loop, once per box.)
+  bool OncePerStep =
+      !Repeated.Call || !Step || enclosingLoop(Repeated.Call, Ctx) == Step;
+  if (Scope && OncePerStep && enclosingLoop(Site, Ctx) == Local &&
       !gradientUseIn(Step ? Step : Scope, Flow) &&
       copiesResultOut(Site, What, Facts, Local, Ctx)) {
     ResultCopies Copies(Local, Flow, Ctx);
