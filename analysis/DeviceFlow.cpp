@@ -682,12 +682,11 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
       return;
     }
     // batch.to(device) in place: every tensor the object holds moves.
-    if (MD &&
+    if (MD && !MD->getParent()->isInStdNamespace() &&
         api::isTensorCarrier(Member->getImplicitObjectArgument()->getType()) &&
         (MD->getReturnType()->isVoidType() ||
          MD->getReturnType()->isLValueReferenceType()))
-      if (std::optional<FactSet> Moved = evalCarrierMethod(A, S, Member);
-          Moved && !MD->getParent()->isInStdNamespace()) {
+      if (std::optional<FactSet> Moved = destinationOf(A, S, Member)) {
         assign(S,
                storageOf(A, Member->getImplicitObjectArgument(),
                          /*Create=*/true),
@@ -1253,13 +1252,6 @@ FactSet DeviceFlow::dataLoaderFacts(const Expr *E) {
 }
 
 namespace {
-/// std::any_cast<torch::Tensor>(pack["x"]): what the std::any holds.
-bool isAnyCast(const CallExpr *Call) {
-  const FunctionDecl *FD = Call->getDirectCallee();
-  return FD && FD->isInStdNamespace() && FD->getIdentifier() &&
-         FD->getName() == "any_cast" && Call->getNumArgs() == 1;
-}
-
 /// For the iterator of a range-for (`*__begin1`), the sequence it walks:
 /// `for (auto &p : model->parameters())` reads the module's tensors.
 const Expr *rangeOfLoopIterator(const Expr *Iterator) {
@@ -1372,28 +1364,19 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     }
     if (api::isTensorMethod(MD)) {
       llvm::StringRef Name = MD->getName();
-      if (Name == "to" && Member->getNumArgs() >= 1) {
-        const Expr *Target = Member->getArg(0);
-        QualType TargetType = Target->getType();
-        // x.to(other) and x.to(options) may change the dtype too: the
-        // device expression stays the one the device was written with.
-        if (api::isTensor(TargetType))
-          return relabel(eval(A, S, Target), Provenance::MovedTo, Member);
-        if (api::isTensorOptions(TargetType)) {
-          FactSet Options = evalOptions(A, S, Target);
-          if (allDefaultOptions(Options))
-            return eval(A, S, Object);
-          return relabel(Options, Provenance::MovedTo, Member);
-        }
-        if (api::isDeviceLike(TargetType))
-          return relabel(evalDevice(A, S, Target), Provenance::MovedTo, Member,
-                         Target);
-        return withPinned(eval(A, S, Object), false); // x.to(torch::kHalf)
-      }
-      if (Name == "cuda")
-        return single(DeviceKind::CUDA, Provenance::ToCuda, Member, Member);
-      if (Name == "cpu")
-        return single(DeviceKind::CPU, Provenance::ToCpu, Member, Member);
+      // x.to(other) may change the dtype too: the device expression stays
+      // the one the device was written with.
+      if (Name == "to" && Member->getNumArgs() >= 1 &&
+          api::isTensor(Member->getArg(0)->getType()))
+        return relabel(eval(A, S, Member->getArg(0)), Provenance::MovedTo,
+                       Member);
+      if (std::optional<FactSet> Moved = destinationOf(A, S, Member))
+        return *Moved;
+      // x.to(torch::kHalf), x.to(options without a device): where it was.
+      if (Name == "to" && Member->getNumArgs() >= 1)
+        return api::isTensorOptions(Member->getArg(0)->getType())
+                   ? eval(A, S, Object)
+                   : withPinned(eval(A, S, Object), false);
       if (Name == "pin_memory")
         return withPinned(eval(A, S, Object), true);
       if (api::isTensor(Member->getType())) {
@@ -1519,26 +1502,43 @@ DeviceFlow::evalCarrierMethod(Analysis &A, const State &S,
     return std::nullopt;
   // batch.to(device), sample.cuda(): the program's own method that moves
   // every tensor the object holds.
+  if (std::optional<FactSet> Moved = destinationOf(A, S, Call))
+    return Moved;
+  // pack.at("x"), results.front(), sample.value(): an element of a standard
+  // container is where the container's tensors are.
+  if (MD->getParent()->isInStdNamespace() && isTracked(Call->getType()))
+    return eval(A, S, Call->getImplicitObjectArgument());
+  return std::nullopt;
+}
+
+std::optional<FactSet>
+DeviceFlow::destinationOf(Analysis &A, const State &S,
+                          const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  if (!MD || !MD->getDeclName().isIdentifier())
+    return std::nullopt;
   llvm::StringRef Name = MD->getName();
   if (Name == "to" && Call->getNumArgs() >= 1) {
     const Expr *Target = Call->getArg(0);
+    // x.to(options) may change the dtype too: the device expression stays
+    // the one the device was written with. (Options before devices: a
+    // device argument often converts to TensorOptions, which isDeviceLike
+    // counts too.)
+    if (api::isTensorOptions(Target->getType())) {
+      FactSet Options = evalOptions(A, S, Target);
+      if (allDefaultOptions(Options))
+        return std::nullopt;
+      return relabel(Options, Provenance::MovedTo, Call);
+    }
     if (api::isDeviceLike(Target->getType()))
       return relabel(evalDevice(A, S, Target), Provenance::MovedTo, Call,
                      Target);
-    if (api::isTensorOptions(Target->getType())) {
-      FactSet Options = evalOptions(A, S, Target);
-      if (!allDefaultOptions(Options))
-        return relabel(Options, Provenance::MovedTo, Call);
-    }
+    return std::nullopt;
   }
   if (Name == "cuda" && Call->getNumArgs() == 0)
     return single(DeviceKind::CUDA, Provenance::ToCuda, Call, Call);
   if (Name == "cpu" && Call->getNumArgs() == 0)
     return single(DeviceKind::CPU, Provenance::ToCpu, Call, Call);
-  // pack.at("x"), results.front(), sample.value(): an element of a standard
-  // container is where the container's tensors are.
-  if (MD->getParent()->isInStdNamespace() && isTracked(Call->getType()))
-    return eval(A, S, Call->getImplicitObjectArgument());
   return std::nullopt;
 }
 
@@ -1571,7 +1571,9 @@ FactSet DeviceFlow::evalCall(Analysis &A, const State &S,
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD)
     return unknown();
-  if (api::isTupleGet(Call) || isAnyCast(Call))
+  // std::any_cast<torch::Tensor>(pack["x"]): what the std::any holds.
+  if (api::isTupleGet(Call) ||
+      (isStdFunction(FD, "any_cast") && Call->getNumArgs() == 1))
     return eval(A, S, Call->getArg(0));
 
   auto FactoryResult = [&](const Expr *OptionsArg, Provenance How) {

@@ -197,8 +197,11 @@ private:
 
   FactSet eval(Analysis &A, const State &S, const clang::Expr *E);
   FactSet evalCall(Analysis &A, const State &S, const clang::CallExpr *Call);
-  /// What a module call gives back: the module's device where it is known,
-  /// else (a module without parameters, one loaded from a file) its inputs'.
+  /// The device a move names (`to(device)`, `to(options)` with a device,
+  /// `cuda()`, `cpu()`), of a tensor or of an object of the program that
+  /// carries tensors; nullopt when the call names none.
+  std::optional<FactSet> destinationOf(Analysis &A, const State &S,
+                                       const clang::CXXMemberCallExpr *Call);
   /// A method of an object that carries tensors (api::isTensorCarrier)
   /// that moves them or reads one; nullopt for any other.
   std::optional<FactSet>
@@ -206,16 +209,18 @@ private:
                     const clang::CXXMemberCallExpr *Call);
   /// Where the tensors an object is built from are (`Pack{{"x", x}}`).
   FactSet heldTensors(Analysis &A, const State &S, const clang::Expr *E);
+  /// What a module call gives back: the module's device where it is known,
+  /// else (a module without parameters, one loaded from a file) its inputs'.
   FactSet moduleOutput(Analysis &A, const State &S,
                        const clang::CallExpr *Call);
-  /// torch::jit::load(path[, device]): the module is on the device named, or
-  /// on the devices it was saved from, which the program does not say.
   /// Where a module of T is when built: where its class's constructor moves
   /// it (`this->to(device)`, in Called or, for a holder, in every
   /// constructor of the class), else on the CPU. Origin is the construction.
   FactSet builtModule(clang::QualType T,
                       const clang::CXXConstructorDecl *Called,
                       const clang::Stmt *Origin, const clang::Decl *OriginDecl);
+  /// torch::jit::load(path[, device]): the module is on the device named, or
+  /// on the devices it was saved from, which the program does not say.
   FactSet loadedModule(Analysis &A, const State &S,
                        const clang::CallExpr *Call);
   FactSet evalDeclRef(Analysis &A, const State &S, const clang::ValueDecl *D);
