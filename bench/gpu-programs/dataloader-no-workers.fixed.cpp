@@ -9,10 +9,9 @@
 // threads prepare the batches while the main thread trains.
 #include <torch/torch.h>
 
-#include <algorithm>
+#include "harness.h"
+
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 namespace {
 
@@ -40,8 +39,8 @@ private:
 } // namespace
 
 int main(int argc, char **argv) {
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 192;
-  const int warmup = std::min(steps, argc > 2 ? std::atoi(argv[2]) : 8);
+  const int steps = stepsArgument(argc, argv, 192);
+  const int warmup = warmupArgument(argc, argv, steps, 8);
   torch::manual_seed(0);
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
@@ -81,9 +80,6 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
 
-  std::printf("{\"program\": \"%s\", \"steps\": %d, \"seconds\": %.6f, "
-              "\"device\": \"%s\"}\n",
-              "dataloader-no-workers.fixed", steps, seconds,
-              device.is_cuda() ? "cuda" : "cpu");
+  printResult("dataloader-no-workers.fixed", steps, seconds, device.is_cuda());
   return 0;
 }

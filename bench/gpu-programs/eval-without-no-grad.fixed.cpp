@@ -9,15 +9,14 @@
 // torch::NoGradGuard for the evaluation, so that no graph is recorded.
 #include <torch/torch.h>
 
-#include <algorithm>
+#include "harness.h"
+
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 int main(int argc, char **argv) {
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 300;
-  const int warmup = std::min(steps, argc > 2 ? std::atoi(argv[2]) : 20);
+  const int steps = stepsArgument(argc, argv, 300);
+  const int warmup = warmupArgument(argc, argv, steps, 20);
   torch::manual_seed(0);
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
@@ -49,9 +48,6 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
 
-  std::printf("{\"program\": \"%s\", \"steps\": %d, \"seconds\": %.6f, "
-              "\"device\": \"%s\"}\n",
-              "eval-without-no-grad.fixed", steps, seconds,
-              device.is_cuda() ? "cuda" : "cpu");
+  printResult("eval-without-no-grad.fixed", steps, seconds, device.is_cuda());
   return 0;
 }

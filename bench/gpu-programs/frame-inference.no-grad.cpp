@@ -3,11 +3,10 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
-#include <algorithm>
+#include "harness.h"
+
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -32,8 +31,8 @@ def forward(self, x):
 } // namespace
 
 int main(int argc, char **argv) {
-  const int frames = argc > 1 ? std::atoi(argv[1]) : 2000;
-  const int warmup = std::min(frames, argc > 2 ? std::atoi(argv[2]) : 20);
+  const int frames = stepsArgument(argc, argv, 2000);
+  const int warmup = warmupArgument(argc, argv, frames, 20);
   torch::manual_seed(0);
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
@@ -78,9 +77,6 @@ int main(int argc, char **argv) {
           .count();
 
   std::fprintf(stderr, "labels: %lld\n", static_cast<long long>(label_sum));
-  std::printf("{\"program\": \"%s\", \"steps\": %d, \"seconds\": %.6f, "
-              "\"device\": \"%s\"}\n",
-              "frame-inference.no-grad", frames, seconds,
-              device.is_cuda() ? "cuda" : "cpu");
+  printResult("frame-inference.no-grad", frames, seconds, device.is_cuda());
   return 0;
 }

@@ -12,10 +12,9 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#include <algorithm>
+#include "harness.h"
+
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 // libtorch 2.4 and later switch autocast per device type; earlier versions
 // have one switch for CUDA.
@@ -27,8 +26,8 @@
 #endif
 
 int main(int argc, char **argv) {
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 2000;
-  const int warmup = std::min(steps, argc > 2 ? std::atoi(argv[2]) : 20);
+  const int steps = stepsArgument(argc, argv, 2000);
+  const int warmup = warmupArgument(argc, argv, steps, 20);
   torch::manual_seed(0);
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
@@ -77,9 +76,6 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
 
-  std::printf("{\"program\": \"%s\", \"steps\": %d, \"seconds\": %.6f, "
-              "\"device\": \"%s\"}\n",
-              "missing-mixed-precision.fixed", steps, seconds,
-              device.is_cuda() ? "cuda" : "cpu");
+  printResult("missing-mixed-precision.fixed", steps, seconds, device.is_cuda());
   return 0;
 }

@@ -7,14 +7,13 @@
 // setup-in-loop.fixed.cpp is the same program with the fix.
 #include <torch/torch.h>
 
-#include <algorithm>
+#include "harness.h"
+
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 int main(int argc, char **argv) {
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 2000;
-  const int warmup = std::min(steps, argc > 2 ? std::atoi(argv[2]) : 20);
+  const int steps = stepsArgument(argc, argv, 2000);
+  const int warmup = warmupArgument(argc, argv, steps, 20);
   torch::manual_seed(0);
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
@@ -46,9 +45,6 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
 
-  std::printf("{\"program\": \"%s\", \"steps\": %d, \"seconds\": %.6f, "
-              "\"device\": \"%s\"}\n",
-              "setup-in-loop", steps, seconds,
-              device.is_cuda() ? "cuda" : "cpu");
+  printResult("setup-in-loop", steps, seconds, device.is_cuda());
   return 0;
 }

@@ -9,14 +9,13 @@
 // sync-in-loop.fixed.cpp is the same program with the fix.
 #include <torch/torch.h>
 
-#include <algorithm>
+#include "harness.h"
+
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 int main(int argc, char **argv) {
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 5000;
-  const int warmup = std::min(steps, argc > 2 ? std::atoi(argv[2]) : 20);
+  const int steps = stepsArgument(argc, argv, 5000);
+  const int warmup = warmupArgument(argc, argv, steps, 20);
   torch::manual_seed(0);
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
@@ -51,9 +50,6 @@ int main(int argc, char **argv) {
           .count();
 
   std::fprintf(stderr, "summed loss: %f\n", total);
-  std::printf("{\"program\": \"%s\", \"steps\": %d, \"seconds\": %.6f, "
-              "\"device\": \"%s\"}\n",
-              "sync-in-loop", steps, seconds,
-              device.is_cuda() ? "cuda" : "cpu");
+  printResult("sync-in-loop", steps, seconds, device.is_cuda());
   return 0;
 }

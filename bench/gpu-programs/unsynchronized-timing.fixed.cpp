@@ -10,14 +10,13 @@
 // synchronized before the interval's second clock read.
 #include <torch/torch.h>
 
-#include <algorithm>
+#include "harness.h"
+
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 int main(int argc, char **argv) {
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 1000;
-  const int warmup = std::min(steps, argc > 2 ? std::atoi(argv[2]) : 20);
+  const int steps = stepsArgument(argc, argv, 1000);
+  const int warmup = warmupArgument(argc, argv, steps, 20);
   torch::manual_seed(0);
   torch::Device device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
