@@ -13,7 +13,7 @@
 
 #include "analysis/ForwardFlow.h"
 #include "analysis/FunctionCfg.h"
-#include "api/AutocastApi.h"
+#include "matchers/AutocastApi.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"

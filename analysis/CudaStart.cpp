@@ -3,8 +3,8 @@
 #include "analysis/CallsWithin.h"
 #include "analysis/DeviceFlow.h"
 #include "analysis/HostCopies.h"
-#include "api/TorchApi.h"
 #include "core/UserCode.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

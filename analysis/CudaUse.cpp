@@ -1,7 +1,7 @@
 #include "analysis/CudaUse.h"
 
-#include "api/TorchApi.h"
 #include "core/UserCode.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

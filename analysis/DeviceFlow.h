@@ -24,7 +24,7 @@
 #include "analysis/FunctionCfg.h"
 #include "analysis/Summaries.h"
 #include "analysis/UnitIndex.h"
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
@@ -233,6 +233,13 @@ private:
   FactSet calleeReturn(Analysis &A, const State &S,
                        const clang::FunctionDecl *Callee,
                        llvm::ArrayRef<const clang::Expr *> Args);
+  /// What Call of the program's function Declared returns: solved here when
+  /// this unit has its body (and analyzes it), else, with AskOtherUnits, as
+  /// the unit that defines it tells; none when neither knows.
+  std::optional<FactSet> programCallReturn(Analysis &A, const State &S,
+                                           const clang::CallExpr *Call,
+                                           const clang::FunctionDecl *Declared,
+                                           bool AskOtherUnits);
   void applyCalleeEffects(Analysis &A, State &S,
                           const clang::FunctionDecl *Callee,
                           llvm::ArrayRef<const clang::Expr *> Args);

@@ -1,6 +1,6 @@
 #include "analysis/FunctionCfg.h"
 
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"

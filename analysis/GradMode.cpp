@@ -5,7 +5,7 @@
 #include "analysis/DeviceFlow.h"
 #include "analysis/GradModeFlow.h"
 #include "analysis/StepContext.h"
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"

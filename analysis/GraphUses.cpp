@@ -1,6 +1,6 @@
 #include "analysis/GraphUses.h"
 
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

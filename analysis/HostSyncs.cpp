@@ -1,6 +1,6 @@
 #include "analysis/HostSyncs.h"
 
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"

@@ -3,7 +3,7 @@
 #include "analysis/FunctionCfg.h"
 #include "analysis/ReachingValues.h"
 #include "analysis/UnitIndex.h"
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"

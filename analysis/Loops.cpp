@@ -2,8 +2,8 @@
 
 #include "analysis/DeviceFlow.h"
 #include "analysis/StepContext.h"
-#include "api/TorchApi.h"
 #include "core/UserCode.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -313,6 +313,14 @@ bool decidesControlFlow(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
       return Child == Cond->getCond();
     return false;
   });
+}
+
+const clang::Stmt *stepOf(const Repetition &Repeated, const clang::Stmt *S,
+                          DeviceFlow &Flow) {
+  if (Repeated.Loop && !Repeated.Call)
+    return Repeated.Loop;
+  const clang::FunctionDecl *FD = Flow.index().enclosingFunction(S);
+  return FD ? FD->getBody() : nullptr;
 }
 
 } // namespace torchlint

@@ -51,6 +51,11 @@ struct Repetition {
 Repetition repetitionOf(const clang::Stmt *S, DeviceFlow &Flow,
                         StepContext *Steps = nullptr);
 
+/// What one step of Repeated runs, to count the work beside S: the loop
+/// when S is in it, else the body of S's function, which the loop calls.
+const clang::Stmt *stepOf(const Repetition &Repeated, const clang::Stmt *S,
+                          DeviceFlow &Flow);
+
 /// What one iteration of a loop does for training or evaluation
 /// (StepContext::roleOf tells, through calls).
 enum class LoopRole {

@@ -1,6 +1,6 @@
 #include "analysis/ModuleLayers.h"
 
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"

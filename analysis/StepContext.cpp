@@ -6,8 +6,8 @@
 #include "analysis/GradMode.h"
 #include "analysis/GradModeFlow.h"
 #include "analysis/UnitIndex.h"
-#include "api/TorchApi.h"
 #include "core/UserCode.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

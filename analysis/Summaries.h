@@ -13,8 +13,8 @@
 #ifndef TORCHLINT_ANALYSIS_SUMMARIES_H
 #define TORCHLINT_ANALYSIS_SUMMARIES_H
 
-#include "api/TorchApi.h"
 #include "core/Finding.h"
+#include "matchers/TorchApi.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 #include "analysis/FunctionCfg.h"
 #include "analysis/HostSyncs.h"
 #include "analysis/Loops.h"
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

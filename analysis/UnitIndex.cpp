@@ -1,8 +1,8 @@
 #include "analysis/UnitIndex.h"
 
 #include "analysis/FunctionCfg.h"
-#include "api/TorchApi.h"
 #include "core/UserCode.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

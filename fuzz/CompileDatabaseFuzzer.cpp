@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CompileDatabase.h"
-#include "DriverCommand.h"
-#include "ForeignFlags.h"
-#include "UntrustedFlags.h"
+#include "compile/CompileDatabase.h"
+#include "compile/DriverCommand.h"
+#include "compile/ForeignFlags.h"
+#include "compile/UntrustedFlags.h"
 
 #include "clang/Driver/Options.h"
 #include "llvm/Option/ArgList.h"

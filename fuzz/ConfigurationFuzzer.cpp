@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Configuration.h"
+#include "driver/Configuration.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -3,8 +3,8 @@
 #include "analysis/FunctionCfg.h"
 #include "analysis/Loops.h"
 #include "analysis/UnitIndex.h"
-#include "api/TorchApi.h"
 #include "common/Scenarios.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

@@ -2,8 +2,8 @@
 
 #include "analysis/AutocastFlow.h"
 #include "analysis/DeviceFlow.h"
-#include "api/ModuleCallMatchers.h"
-#include "api/TorchApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -58,7 +58,7 @@ void AutocastLeakCheck::registerMatchers(MatchFinder *Finder) {
                                               "set_autocast_enabled"))))
           .bind("autocast"),
       this);
-  matchModuleCalls(Finder, this);
+  matchers::matchModuleCalls(Finder, this);
 }
 
 void AutocastLeakCheck::check(const MatchFinder::MatchResult &Result) {

@@ -11,7 +11,7 @@
 #ifndef TORCHLINT_RULES_AUTOCASTLEAKCHECK_H
 #define TORCHLINT_RULES_AUTOCASTLEAKCHECK_H
 
-#include "api/AutocastApi.h"
+#include "matchers/AutocastApi.h"
 #include "rules/Rule.h"
 
 #include "llvm/ADT/DenseSet.h"

@@ -6,7 +6,7 @@
 #include "analysis/DeviceFlow.h"
 #include "analysis/EnclosingBlocks.h"
 #include "analysis/FunctionCfg.h"
-#include "api/ModuleCallMatchers.h"
+#include "matchers/Matchers.h"
 #include "recipe/WorkloadRecipe.h"
 
 #include "clang/AST/ASTContext.h"
@@ -62,7 +62,7 @@ void AutocastStaleCacheCheck::registerMatchers(MatchFinder *Finder) {
       callExpr(callee(functionDecl(hasAnyName("backward", "grad", "step"))))
           .bind("training"),
       this);
-  matchModuleCalls(Finder, this);
+  matchers::matchModuleCalls(Finder, this);
 }
 
 void AutocastStaleCacheCheck::check(const MatchFinder::MatchResult &Result) {

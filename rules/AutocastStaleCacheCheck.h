@@ -12,7 +12,7 @@
 #define TORCHLINT_RULES_AUTOCASTSTALECACHECHECK_H
 
 #include "analysis/AutocastFlow.h"
-#include "api/AutocastApi.h"
+#include "matchers/AutocastApi.h"
 #include "rules/Rule.h"
 
 #include <vector>

@@ -4,9 +4,9 @@
 
 #include "analysis/AutocastFlow.h"
 #include "analysis/DeviceFlow.h"
-#include "api/AutocastApi.h"
-#include "api/ModuleCallMatchers.h"
-#include "api/TorchApi.h"
+#include "matchers/AutocastApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 
@@ -45,7 +45,7 @@ bool turnsOn(const std::optional<AutocastSetting> &Setting) {
 } // namespace
 
 void AutocastWrongDeviceCheck::registerMatchers(MatchFinder *Finder) {
-  matchModuleCalls(Finder, this);
+  matchers::matchModuleCalls(Finder, this);
 }
 
 void AutocastWrongDeviceCheck::check(const MatchFinder::MatchResult &Result) {

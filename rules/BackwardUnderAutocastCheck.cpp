@@ -1,8 +1,8 @@
 #include "rules/BackwardUnderAutocastCheck.h"
 
 #include "analysis/AutocastFlow.h"
-#include "api/AutocastApi.h"
-#include "api/TorchApi.h"
+#include "matchers/AutocastApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchers.h"

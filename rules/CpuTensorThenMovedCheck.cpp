@@ -4,7 +4,8 @@
 
 #include "analysis/Loops.h"
 #include "analysis/StepContext.h"
-#include "api/TorchApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 
@@ -89,13 +90,8 @@ std::string factoryName(const CallExpr *Factory) {
 } // namespace
 
 void CpuTensorThenMovedCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(
-      cxxMemberCallExpr(
-          callee(cxxMethodDecl(
-              hasAnyName("to", "cuda"),
-              ofClass(hasAnyName("::at::Tensor", "::at::TensorBase")))))
-          .bind("copy"),
-      this);
+  Finder->addMatcher(matchers::tensorMethodCall({"to", "cuda"}).bind("copy"),
+                     this);
 }
 
 void CpuTensorThenMovedCheck::check(const MatchFinder::MatchResult &Result) {
@@ -136,9 +132,7 @@ void CpuTensorThenMovedCheck::check(const MatchFinder::MatchResult &Result) {
   Finding.note(Member ? SourceRange(Member->getMemberLoc(), Call->getEndLoc())
                       : Call->getSourceRange(),
                "copied to " + Device + " here");
-  if (Repeated.Call)
-    Finding.note(Repeated.Call->getSourceRange(),
-                 "called on every iteration of a loop here");
+  noteRepeatingCall(Finding, Repeated);
   offerFix(Finding, *Copy, *Made, Flow);
 
   DeviceFact Created;

@@ -1,7 +1,7 @@
 #include "rules/CudaVisibleDevicesInCodeCheck.h"
 
 #include "analysis/CudaStart.h"
-#include "api/EnvironmentApi.h"
+#include "matchers/EnvironmentApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

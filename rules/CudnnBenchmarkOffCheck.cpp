@@ -6,8 +6,8 @@
 #include "analysis/EnclosingBlocks.h"
 #include "analysis/Loops.h"
 #include "analysis/ModuleLayers.h"
-#include "api/ModuleCallMatchers.h"
-#include "api/TorchApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 
@@ -84,7 +84,7 @@ void CudnnBenchmarkOffCheck::registerMatchers(MatchFinder *Finder) {
                                            "resize_", "expand"))))
                          .bind("sized"),
                      this);
-  matchModuleCalls(Finder, this);
+  matchers::matchModuleCalls(Finder, this);
   Finder->addMatcher(
       callExpr(callee(functionDecl(hasName("::torch::jit::load"))))
           .bind("load"),

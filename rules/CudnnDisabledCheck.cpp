@@ -4,8 +4,8 @@
 #include "analysis/FunctionCfg.h"
 #include "analysis/Loops.h"
 #include "analysis/ModuleLayers.h"
-#include "api/TorchApi.h"
 #include "common/Scenarios.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 

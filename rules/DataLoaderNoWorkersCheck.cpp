@@ -2,7 +2,7 @@
 
 #include "common/Scenarios.h"
 
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 
 #include "clang/AST/ASTContext.h"
@@ -78,8 +78,9 @@ bool readsOnly(const FunctionDecl *FD) {
     const CXXRecordDecl *Class = MD->getParent();
     // Operators ([] above all) have no identifier to ask isTensorMethod with.
     if (api::isTensorMethod(MD) ||
-        llvm::is_contained({std::string("at::Tensor"), std::string("at::TensorBase")},
-                           Class->getQualifiedNameAsString()))
+        llvm::is_contained(
+            {std::string("at::Tensor"), std::string("at::TensorBase")},
+            Class->getQualifiedNameAsString()))
       return true;
     if (!Class->isInStdNamespace() || !Class->getIdentifier())
       return false;
@@ -306,7 +307,7 @@ void DataLoaderNoWorkersCheck::check(const MatchFinder::MatchResult &Result) {
   // with the step for the same cores.
   if (!InMemory.empty() && namesNoDevice(Ctx, context().userCode()))
     return;
-  unsigned Suggested = SuggestedWorkers ? SuggestedWorkers
+  unsigned Suggested = SuggestedWorkers   ? SuggestedWorkers
                        : InMemory.empty() ? 4
                                           : 2;
   std::string N = std::to_string(Suggested);

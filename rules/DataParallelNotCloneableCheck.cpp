@@ -1,7 +1,7 @@
 #include "rules/DataParallelNotCloneableCheck.h"
 
-#include "api/TorchApi.h"
 #include "common/Scenarios.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

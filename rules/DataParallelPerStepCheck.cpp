@@ -1,8 +1,8 @@
 #include "rules/DataParallelPerStepCheck.h"
 
 #include "analysis/Loops.h"
-#include "api/TorchApi.h"
 #include "common/Scenarios.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"

@@ -3,8 +3,8 @@
 #include "common/Scenarios.h"
 
 #include "analysis/UnitIndex.h"
-#include "api/ModuleCallMatchers.h"
-#include "api/TorchApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 
@@ -105,7 +105,7 @@ bool hasKnown(const FactSet &Facts) {
 } // namespace
 
 void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
-  matchModuleCalls(Finder, this);
+  matchers::matchModuleCalls(Finder, this);
   Finder->addMatcher(
       callExpr(callee(functionDecl(isLossFunctionDecl()))).bind("loss"), this);
   Finder->addMatcher(

@@ -1,6 +1,6 @@
 #include "rules/DeviceNotes.h"
 
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -122,6 +122,12 @@ std::string runTimeCondition(const FactSet &Facts) {
     if (F.RunTimeChoice)
       return " (when " + onAGpu(F) + ")";
   return "";
+}
+
+void noteRepeatingCall(FindingBuilder &Finding, const Repetition &Repeated) {
+  if (Repeated.Call)
+    Finding.note(Repeated.Call->getSourceRange(),
+                 "called on every iteration of a loop here");
 }
 
 void noteRunTimeChoices(FindingBuilder &Finding, const FactSet &Facts) {

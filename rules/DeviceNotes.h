@@ -10,6 +10,7 @@
 #define TORCHLINT_RULES_DEVICENOTES_H
 
 #include "analysis/DeviceFlow.h"
+#include "analysis/Loops.h"
 #include "core/FindingBuilder.h"
 
 #include <string>
@@ -35,6 +36,11 @@ std::string runTimeCondition(const FactSet &Facts);
 
 /// A note at the place each such device is chosen.
 void noteRunTimeChoices(FindingBuilder &Finding, const FactSet &Facts);
+
+/// A note at the call, in the loop that repeats the finding, that leads to
+/// the function holding it; none when the loop is in that function or in
+/// another unit.
+void noteRepeatingCall(FindingBuilder &Finding, const Repetition &Repeated);
 
 /// A short quoted name for an expression: 'batch.data', or "the input" when
 /// the expression is long or cannot be printed.

@@ -1,7 +1,8 @@
 #include "rules/DiscardedResultCheck.h"
 
-#include "api/TorchApi.h"
 #include "common/Scenarios.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -159,9 +160,8 @@ bool declares(const CXXRecordDecl *Class, llvm::StringRef Name,
 
 void DiscardedResultCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
-      callExpr(
-          hasType(hasUnqualifiedDesugaredType(recordType(hasDeclaration(
-              cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase")))))))
+      callExpr(hasType(hasUnqualifiedDesugaredType(recordType(
+                   hasDeclaration(cxxRecordDecl(matchers::tensorClass()))))))
           .bind("call"),
       this);
 }

@@ -9,7 +9,8 @@
 #include "analysis/Loops.h"
 #include "analysis/ModuleModes.h"
 #include "analysis/StepContext.h"
-#include "api/TorchApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 
@@ -123,12 +124,7 @@ nlohmann::json tripCount(const Stmt *Loop, ASTContext &Ctx) {
 } // namespace
 
 void EvalWithoutNoGradCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(
-      cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("call"), this);
-  Finder->addMatcher(cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(
-                                           "forward", "run_method"))))
-                         .bind("call"),
-                     this);
+  matchers::matchModuleCalls(Finder, this);
 }
 
 const CompoundStmt *EvalWithoutNoGradCheck::guardBlock(const Expr *Call,
@@ -143,7 +139,7 @@ const CompoundStmt *EvalWithoutNoGradCheck::guardBlock(const Expr *Call,
 
 void EvalWithoutNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
-  const auto *Call = Result.Nodes.getNodeAs<Expr>("call");
+  const auto *Call = Result.Nodes.getNodeAs<Expr>("module-call");
   const Expr *Module = api::calledModule(Call);
   const CXXRecordDecl *Impl =
       Module ? api::moduleClassOf(Module->getType()) : nullptr;

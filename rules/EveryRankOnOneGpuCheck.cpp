@@ -1,7 +1,7 @@
 #include "rules/EveryRankOnOneGpuCheck.h"
 
-#include "api/EnvironmentApi.h"
-#include "api/TorchApi.h"
+#include "matchers/EnvironmentApi.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

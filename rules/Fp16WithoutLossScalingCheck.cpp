@@ -7,8 +7,8 @@
 #include "analysis/EnclosingBlocks.h"
 #include "analysis/FunctionCfg.h"
 #include "analysis/Loops.h"
-#include "api/ModuleCallMatchers.h"
-#include "api/TorchApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 
 #include "clang/AST/ASTContext.h"
@@ -131,7 +131,7 @@ void Fp16WithoutLossScalingCheck::registerMatchers(MatchFinder *Finder) {
               "set_autocast_dtype", "backward", "grad", "step"))))
           .bind("call"),
       this);
-  matchModuleCalls(Finder, this);
+  matchers::matchModuleCalls(Finder, this);
 }
 
 void Fp16WithoutLossScalingCheck::check(

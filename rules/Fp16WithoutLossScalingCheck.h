@@ -12,7 +12,7 @@
 #ifndef TORCHLINT_RULES_FP16WITHOUTLOSSSCALINGCHECK_H
 #define TORCHLINT_RULES_FP16WITHOUTLOSSSCALINGCHECK_H
 
-#include "api/AutocastApi.h"
+#include "matchers/AutocastApi.h"
 #include "rules/Rule.h"
 
 #include <vector>

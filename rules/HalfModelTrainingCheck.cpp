@@ -3,7 +3,7 @@
 #include "common/Scenarios.h"
 
 #include "analysis/DeviceFlow.h"
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 

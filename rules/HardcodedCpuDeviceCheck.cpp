@@ -2,8 +2,8 @@
 
 #include "common/Scenarios.h"
 
-#include "api/ModuleCallMatchers.h"
-#include "api/TorchApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 
@@ -93,7 +93,7 @@ const VarDecl *declaredDevice(const Expr *Literal, ASTContext &Ctx) {
 void HardcodedCpuDeviceCheck::registerMatchers(MatchFinder *Finder) {
   // A placement matters where the module runs: moving a model to the CPU to
   // save it after training is not reported.
-  matchModuleCalls(Finder, this);
+  matchers::matchModuleCalls(Finder, this);
 }
 
 void HardcodedCpuDeviceCheck::check(const MatchFinder::MatchResult &Result) {

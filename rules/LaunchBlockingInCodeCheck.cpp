@@ -2,8 +2,8 @@
 
 #include "analysis/CudaStart.h"
 #include "analysis/Loops.h"
-#include "api/EnvironmentApi.h"
 #include "common/Scenarios.h"
+#include "matchers/EnvironmentApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"

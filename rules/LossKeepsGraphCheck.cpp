@@ -2,8 +2,8 @@
 
 #include "analysis/GradModeFlow.h"
 #include "analysis/Loops.h"
-#include "api/TorchApi.h"
 #include "common/Scenarios.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

@@ -6,8 +6,8 @@
 #include "analysis/Loops.h"
 #include "analysis/ModuleLayers.h"
 #include "analysis/StepContext.h"
-#include "api/AutocastApi.h"
-#include "api/TorchApi.h"
+#include "matchers/AutocastApi.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 

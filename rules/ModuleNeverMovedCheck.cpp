@@ -5,9 +5,9 @@
 #include "analysis/HostCopies.h"
 #include "analysis/Loops.h"
 #include "analysis/StepContext.h"
-#include "api/AutocastApi.h"
-#include "api/ModuleCallMatchers.h"
-#include "api/TorchApi.h"
+#include "matchers/AutocastApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 
@@ -94,7 +94,7 @@ bool autocastsOnCpu(const FunctionDecl *FD, ASTContext &Ctx) {
 } // namespace
 
 void ModuleNeverMovedCheck::registerMatchers(MatchFinder *Finder) {
-  matchModuleCalls(Finder, this);
+  matchers::matchModuleCalls(Finder, this);
 }
 
 void ModuleNeverMovedCheck::check(const MatchFinder::MatchResult &Result) {
@@ -152,9 +152,7 @@ void ModuleNeverMovedCheck::check(const MatchFinder::MatchResult &Result) {
     Finding.note(Created.originRange(),
                  Name + " is created on the CPU here, and no path moves it "
                         "before the loop runs it");
-  if (Repeated.Call)
-    Finding.note(Repeated.Call->getSourceRange(),
-                 "called on every iteration of a loop here");
+  noteRepeatingCall(Finding, Repeated);
   if (const Stmt *Cuda = Steps.unitCudaUse())
     Finding.note(Cuda->getSourceRange(), "the program asks for CUDA here");
 

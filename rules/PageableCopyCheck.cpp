@@ -3,7 +3,8 @@
 #include "common/Scenarios.h"
 
 #include "analysis/StepContext.h"
-#include "api/TorchApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 
@@ -71,13 +72,7 @@ public:
 } // namespace
 
 void PageableCopyCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(
-      cxxMemberCallExpr(
-          callee(cxxMethodDecl(
-              hasAnyName("to", "cuda", "copy_"),
-              ofClass(hasAnyName("::at::Tensor", "::at::TensorBase")))))
-          .bind("copy"),
-      this);
+  Finder->addMatcher(matchers::tensorCopyCall().bind("copy"), this);
 }
 
 void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
@@ -154,18 +149,11 @@ void PageableCopyCheck::check(const MatchFinder::MatchResult &Result) {
     Finding.note(Primary.originRange(),
                  quoted(Copy->Source, Ctx, "the tensor") + ": " +
                      originNote(Primary.How));
-  if (Repeated.Call)
-    Finding.note(Repeated.Call->getSourceRange(),
-                 "called on every iteration of a loop here");
+  noteRepeatingCall(Finding, Repeated);
   if (FactoryHere)
     offerFix(Finding, *Copy, FreshEachStep, Factory, Ctx);
 
-  // One step: the loop's body, or the function the loop calls.
-  const Stmt *Step = Repeated.Loop;
-  if (Repeated.Call || !Step) {
-    const FunctionDecl *FD = Flow.index().enclosingFunction(Call);
-    Step = FD ? FD->getBody() : nullptr;
-  }
+  const Stmt *Step = stepOf(Repeated, Call, Flow);
   CopyCounter Counter(Flow);
   Counter.TraverseStmt(const_cast<Stmt *>(Step));
   const Expr *ModuleCall = api::firstModuleCall(Step);

@@ -6,8 +6,9 @@
 #include "analysis/EnclosingBlocks.h"
 #include "analysis/Loops.h"
 #include "analysis/StepContext.h"
-#include "api/TorchApi.h"
 #include "core/FixIts.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 
@@ -61,10 +62,6 @@ std::optional<SetupKind> kindOfConstructed(QualType T, bool MadeShared) {
   if (api::isOptimizerClass(api::bareType(T)->getAsCXXRecordDecl()))
     return SetupKind::Optimizer;
   return std::nullopt;
-}
-
-AST_MATCHER(FunctionDecl, isScriptModuleLoadDecl) {
-  return api::isScriptModuleLoad(&Node);
 }
 
 /// A construction that builds a new module or optimizer: not a copy, a move
@@ -399,7 +396,8 @@ const char *kindName(SetupKind Kind) {
 
 void SetupInLoopCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
-      callExpr(callee(functionDecl(isScriptModuleLoadDecl()))).bind("load"),
+      callExpr(callee(functionDecl(matchers::isScriptModuleLoadDecl())))
+          .bind("load"),
       this);
   Finder->addMatcher(cxxConstructExpr(buildsModuleOrOptimizer()).bind("build"),
                      this);

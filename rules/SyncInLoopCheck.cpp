@@ -8,7 +8,7 @@
 #include "analysis/Loops.h"
 #include "analysis/StepContext.h"
 #include "analysis/Timing.h"
-#include "api/TorchApi.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 

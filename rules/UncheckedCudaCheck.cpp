@@ -1,7 +1,8 @@
 #include "rules/UncheckedCudaCheck.h"
 
 #include "analysis/DeviceFlow.h"
-#include "api/TorchApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -29,9 +30,6 @@ AST_MATCHER(FunctionDecl, isTensorFactory) {
   return api::isFactoryFunction(&Node) || api::isLikeFactory(&Node);
 }
 AST_MATCHER(Expr, namesDevice) { return api::isDeviceLike(Node.getType()); }
-AST_MATCHER(FunctionDecl, isScriptModuleLoadDecl) {
-  return api::isScriptModuleLoad(&Node);
-}
 AST_MATCHER(Expr, namesOptionalDevice) {
   return api::isOptionalDevice(Node.getType());
 }
@@ -105,8 +103,7 @@ constexpr const char *Remedy =
 void UncheckedCudaCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       cxxMemberCallExpr(callee(cxxMethodDecl(hasName("cuda"))),
-                        on(hasType(cxxRecordDecl(
-                            hasAnyName("::at::Tensor", "::at::TensorBase")))))
+                        on(hasType(cxxRecordDecl(matchers::tensorClass()))))
           .bind("cuda-call"),
       this);
   // Where a device is used to move or allocate: module->to(d), x.to(d), and
@@ -117,16 +114,13 @@ void UncheckedCudaCheck::registerMatchers(MatchFinder *Finder) {
           .bind("use"),
       this);
   Finder->addMatcher(
-      cxxMemberCallExpr(
-          callee(cxxMethodDecl(
-              hasName("to"),
-              ofClass(hasAnyName("::at::Tensor", "::at::TensorBase")))),
-          hasArgument(0, expr(namesDevice()).bind("device")))
+      cxxMemberCallExpr(matchers::tensorMethodCall({"to"}),
+                        hasArgument(0, expr(namesDevice()).bind("device")))
           .bind("use"),
       this);
   // torch::jit::load(path, torch::kCUDA) moves the module as it loads it.
   Finder->addMatcher(
-      callExpr(callee(functionDecl(isScriptModuleLoadDecl())),
+      callExpr(callee(functionDecl(matchers::isScriptModuleLoadDecl())),
                hasArgument(1, expr(anyOf(namesDevice(), namesOptionalDevice()))
                                   .bind("device")))
           .bind("use"),

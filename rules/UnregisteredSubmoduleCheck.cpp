@@ -2,8 +2,8 @@
 
 #include "analysis/FunctionCfg.h"
 #include "analysis/UnitIndex.h"
-#include "api/TorchApi.h"
 #include "common/Scenarios.h"
+#include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -212,7 +212,8 @@ public:
     if (!api::registrationName(Call).empty()) {
       Out.Registrations.push_back(
           {Call, In,
-           Call->getNumArgs() ? api::literalText(Call->getArg(0)) : std::nullopt,
+           Call->getNumArgs() ? api::literalText(Call->getArg(0))
+                              : std::nullopt,
            Call->getNumArgs() > 1 ? memberOfThis(Call->getArg(1)) : nullptr});
       for (const Expr *Arg : Call->arguments())
         for (const FieldDecl *Field : namesIn(Arg).Fields)

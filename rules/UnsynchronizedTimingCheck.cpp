@@ -6,8 +6,8 @@
 #include "analysis/EnclosingBlocks.h"
 #include "analysis/FunctionCfg.h"
 #include "analysis/Timing.h"
-#include "api/TorchApi.h"
 #include "core/FixIts.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 

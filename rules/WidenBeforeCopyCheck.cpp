@@ -4,7 +4,8 @@
 
 #include "analysis/Loops.h"
 #include "analysis/StepContext.h"
-#include "api/TorchApi.h"
+#include "matchers/Matchers.h"
+#include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
 #include "rules/DeviceNotes.h"
 
@@ -53,13 +54,7 @@ std::string torchConstant(llvm::StringRef Dtype) {
 } // namespace
 
 void WidenBeforeCopyCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(
-      cxxMemberCallExpr(
-          callee(cxxMethodDecl(
-              hasAnyName("to", "cuda", "copy_"),
-              ofClass(hasAnyName("::at::Tensor", "::at::TensorBase")))))
-          .bind("copy"),
-      this);
+  Finder->addMatcher(matchers::tensorCopyCall().bind("copy"), this);
 }
 
 void WidenBeforeCopyCheck::check(const MatchFinder::MatchResult &Result) {
@@ -137,16 +132,10 @@ void WidenBeforeCopyCheck::check(const MatchFinder::MatchResult &Result) {
                  Widening->How == HostWidening::Form::OpenCv
                      ? "converted to " + Widening->To + " here"
                      : "widened " + Widened + " here");
-  if (Repeated.Call)
-    Finding.note(Repeated.Call->getSourceRange(),
-                 "called on every iteration of a loop here");
+  noteRepeatingCall(Finding, Repeated);
   offerFix(Finding, *Copy, *Widening, Ctx);
 
-  const Stmt *Step = Repeated.Loop;
-  if (Repeated.Call || !Step) {
-    const FunctionDecl *FD = Flow.index().enclosingFunction(Call);
-    Step = FD ? FD->getBody() : nullptr;
-  }
+  const Stmt *Step = stepOf(Repeated, Call, Flow);
   nlohmann::json Recipe{{"scenario", scenario::WidenBeforeCopy},
                         {"from", Widening->From},
                         {"to", Widening->To}};

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "lsp/LanguageServer.h"
-#include "Analyzer.h"
 #include "Subprocess.h"
+#include "driver/Analyzer.h"
 #include "lsp/Positions.h"
 #include "lsp/Transport.h"
 

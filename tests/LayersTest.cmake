@@ -1,8 +1,12 @@
 # The analyzer's layers, lowest first: a file may include headers of its own
 # layer and of the layers before it, never of one after it; the runtime, which
-# builds without LLVM, may include only common/. Run as
+# builds without LLVM, may include only common/. The CLI's folders under tool/
+# are layers above those, in the same way. No file of the analyzer grows past
+# 1,000 lines: one that does holds several concerns and is split by them.
+# Run as
 #   cmake -DROOT=<source dir> -P tests/LayersTest.cmake
-set(layers common core api analysis recipe rules)
+set(layers common core matchers analysis recipe rules)
+set(tool_layers compile output cache driver lsp)
 set(failures 0)
 
 function(check_file file allowed)
@@ -10,7 +14,7 @@ function(check_file file allowed)
   foreach(line IN LISTS includes)
     string(REGEX MATCH "^#include \"([a-z-]+)/" _ "${line}")
     set(target ${CMAKE_MATCH_1})
-    list(FIND layers ${target} is_layer)
+    list(FIND all_layers ${target} is_layer)
     if(is_layer LESS 0)
       continue() # a folder of the file's own component, or a system header
     endif()
@@ -25,11 +29,17 @@ function(check_file file allowed)
   set(failures ${failures} PARENT_SCOPE)
 endfunction()
 
+set(all_layers ${layers} ${tool_layers})
 set(below "")
-foreach(layer IN LISTS layers)
+foreach(layer IN LISTS all_layers)
   list(APPEND below ${layer})
-  file(GLOB sources ${ROOT}/${layer}/*.h ${ROOT}/${layer}/*.cpp
-       ${ROOT}/${layer}/*.def)
+  list(FIND tool_layers ${layer} in_tool)
+  if(in_tool LESS 0)
+    set(dir ${ROOT}/${layer})
+  else()
+    set(dir ${ROOT}/tool/${layer})
+  endif()
+  file(GLOB sources ${dir}/*.h ${dir}/*.cpp ${dir}/*.def)
   if(NOT sources)
     message(SEND_ERROR "layer ${layer}/ has no sources")
     math(EXPR failures "${failures} + 1")
@@ -39,13 +49,35 @@ foreach(layer IN LISTS layers)
   endforeach()
 endforeach()
 
+# The plugin is a shell beside the CLI: the analyzer's layers, none of tool/.
+file(GLOB plugin_sources ${ROOT}/clang-tidy-plugin/*.h ${ROOT}/clang-tidy-plugin/*.cpp)
+foreach(file IN LISTS plugin_sources)
+  check_file(${file} "${layers}")
+endforeach()
+
 file(GLOB_RECURSE runtime_sources ${ROOT}/runtime/*.h ${ROOT}/runtime/*.cpp)
 foreach(file IN LISTS runtime_sources)
   check_file(${file} "common")
 endforeach()
 
+set(analyzer_sources "")
+foreach(dir IN LISTS layers ITEMS tool clang-tidy-plugin)
+  file(GLOB_RECURSE found ${ROOT}/${dir}/*.h ${ROOT}/${dir}/*.cpp)
+  list(APPEND analyzer_sources ${found})
+endforeach()
+foreach(file IN LISTS analyzer_sources)
+  file(READ ${file} text)
+  string(REGEX MATCHALL "\n" breaks "${text}")
+  list(LENGTH breaks count)
+  if(count GREATER 1000)
+    file(RELATIVE_PATH rel ${ROOT} ${file})
+    message(SEND_ERROR "${rel}: ${count} lines; split it by concern")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+
 if(failures GREATER 0)
-  message(FATAL_ERROR "${failures} include(s) run upward")
+  message(FATAL_ERROR "${failures} include(s) run upward or file(s) too long")
 endif()
 list(LENGTH runtime_sources runtime_count)
-message(STATUS "layers: no include runs upward (${runtime_count} runtime files checked too)")
+message(STATUS "layers: no include runs upward (${runtime_count} runtime files checked too), no file over 1,000 lines")

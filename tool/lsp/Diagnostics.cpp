@@ -1,7 +1,7 @@
 #include "Diagnostics.h"
 
-#include "Report.h"
-#include "RuleDocs.h"
+#include "output/Report.h"
+#include "output/RuleDocs.h"
 
 #include <map>
 #include <memory>

@@ -12,9 +12,9 @@
 #ifndef TORCHLINT_TOOL_LSP_LANGUAGESERVER_H
 #define TORCHLINT_TOOL_LSP_LANGUAGESERVER_H
 
-#include "Analyzer.h"
 #include "Positions.h"
 #include "core/Finding.h"
+#include "driver/Analyzer.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,7 @@
 #include "Positions.h"
 
+#include "output/FileUri.h"
+
 #include <algorithm>
 
 namespace torchlint::lsp {
@@ -66,20 +68,12 @@ unsigned codeUnits(llvm::StringRef Utf8, PositionEncoding Encoding) {
 }
 
 TextPositions::TextPositions(std::string Text, PositionEncoding Encoding)
-    : Text(std::move(Text)), Encoding(Encoding) {
-  LineStarts.push_back(0);
-  for (size_t I = 0; I < this->Text.size(); ++I)
-    if (this->Text[I] == '\n')
-      LineStarts.push_back(I + 1);
-}
+    : Text(std::move(Text)), Encoding(Encoding), Lines(this->Text) {}
 
 nlohmann::json TextPositions::at(unsigned Offset) const {
   size_t Clamped = std::min<size_t>(Offset, Text.size());
-  size_t Line =
-      std::upper_bound(LineStarts.begin(), LineStarts.end(), Clamped) -
-      LineStarts.begin() - 1;
-  llvm::StringRef Before(Text.data() + LineStarts[Line],
-                         Clamped - LineStarts[Line]);
+  size_t Line = Lines.lineOf(Clamped);
+  llvm::StringRef Before(Text.data() + Lines[Line], Clamped - Lines[Line]);
   return {{"line", Line}, {"character", codeUnits(Before, Encoding)}};
 }
 
@@ -127,22 +121,6 @@ std::optional<std::string> pathFromUri(llvm::StringRef Uri) {
   return Path;
 }
 
-std::string uriFromPath(llvm::StringRef Path) {
-  static const char Hex[] = "0123456789ABCDEF";
-  std::string Uri = "file://";
-  for (unsigned char C : Path) {
-    bool Plain = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') ||
-                 (C >= '0' && C <= '9') || C == '-' || C == '.' || C == '_' ||
-                 C == '~' || C == '/';
-    if (Plain) {
-      Uri += static_cast<char>(C);
-    } else {
-      Uri += '%';
-      Uri += Hex[C >> 4];
-      Uri += Hex[C & 15];
-    }
-  }
-  return Uri;
-}
+std::string uriFromPath(llvm::StringRef Path) { return fileUri(Path); }
 
 } // namespace torchlint::lsp

@@ -9,6 +9,8 @@
 #ifndef TORCHLINT_TOOL_LSP_POSITIONS_H
 #define TORCHLINT_TOOL_LSP_POSITIONS_H
 
+#include "output/LineStarts.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <nlohmann/json.hpp>
@@ -42,7 +44,7 @@ public:
 private:
   std::string Text;
   PositionEncoding Encoding;
-  std::vector<size_t> LineStarts;
+  LineStarts Lines;
 };
 
 /// The path of a file: URI; none for another scheme or a malformed one.

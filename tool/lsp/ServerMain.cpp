@@ -1,7 +1,7 @@
 //===--- ServerMain.cpp - `torchlint lsp`: the command line ---------------===//
 
-#include "Analyzer.h"
 #include "LanguageServer.h"
+#include "driver/Analyzer.h"
 
 #include "llvm/Support/raw_ostream.h"
 
