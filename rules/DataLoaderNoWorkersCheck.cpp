@@ -78,9 +78,8 @@ bool readsOnly(const FunctionDecl *FD) {
     const CXXRecordDecl *Class = MD->getParent();
     // Operators ([] above all) have no identifier to ask isTensorMethod with.
     if (api::isTensorMethod(MD) ||
-        llvm::is_contained(
-            {std::string("at::Tensor"), std::string("at::TensorBase")},
-            Class->getQualifiedNameAsString()))
+        llvm::is_contained({std::string("at::Tensor"), std::string("at::TensorBase")},
+                           Class->getQualifiedNameAsString()))
       return true;
     if (!Class->isInStdNamespace() || !Class->getIdentifier())
       return false;
@@ -307,7 +306,7 @@ void DataLoaderNoWorkersCheck::check(const MatchFinder::MatchResult &Result) {
   // with the step for the same cores.
   if (!InMemory.empty() && namesNoDevice(Ctx, context().userCode()))
     return;
-  unsigned Suggested = SuggestedWorkers   ? SuggestedWorkers
+  unsigned Suggested = SuggestedWorkers ? SuggestedWorkers
                        : InMemory.empty() ? 4
                                           : 2;
   std::string N = std::to_string(Suggested);

@@ -212,8 +212,7 @@ public:
     if (!api::registrationName(Call).empty()) {
       Out.Registrations.push_back(
           {Call, In,
-           Call->getNumArgs() ? api::literalText(Call->getArg(0))
-                              : std::nullopt,
+           Call->getNumArgs() ? api::literalText(Call->getArg(0)) : std::nullopt,
            Call->getNumArgs() > 1 ? memberOfThis(Call->getArg(1)) : nullptr});
       for (const Expr *Arg : Call->arguments())
         for (const FieldDecl *Field : namesIn(Arg).Fields)

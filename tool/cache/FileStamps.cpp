@@ -130,10 +130,10 @@ nlohmann::json toJson(const std::vector<FileStamp> &Stamps) {
   nlohmann::json List = nlohmann::json::array();
   // An absent file is its path alone.
   for (const FileStamp &S : Stamps)
-    List.push_back(S.Absent
-                       ? nlohmann::json::array({S.Path})
-                       : nlohmann::json::array(
-                             {S.Path, S.Size, S.ModificationTime, S.Digest}));
+    List.push_back(S.Absent ? nlohmann::json::array({S.Path})
+                            : nlohmann::json::array({S.Path, S.Size,
+                                                     S.ModificationTime,
+                                                     S.Digest}));
   return List;
 }
 
@@ -141,12 +141,12 @@ std::vector<FileStamp> stampsFromJson(const nlohmann::json &List) {
   std::vector<FileStamp> Stamps;
   for (const nlohmann::json &Item :
        List.get_ref<const nlohmann::json::array_t &>())
-    Stamps.push_back(Item.size() == 1
-                         ? absentFile(Item.at(0).get<std::string>())
-                         : FileStamp{Item.at(0).get<std::string>(),
-                                     Item.at(1).get<uint64_t>(),
-                                     Item.at(2).get<int64_t>(),
-                                     Item.at(3).get<uint64_t>()});
+    Stamps.push_back(
+        Item.size() == 1
+            ? absentFile(Item.at(0).get<std::string>())
+            : FileStamp{Item.at(0).get<std::string>(),
+                        Item.at(1).get<uint64_t>(), Item.at(2).get<int64_t>(),
+                        Item.at(3).get<uint64_t>()});
   return Stamps;
 }
 

@@ -17,9 +17,10 @@ void writeJson(const Report &R, llvm::raw_ostream &OS) {
     Root["findings"].push_back(toJson(F));
   Root["failures"] = nlohmann::json::array();
   for (const AnalysisFailure &Failure : R.Failures)
-    Root["failures"].push_back({{"file", Failure.File},
-                                {"message", Failure.Message},
-                                {"analyzedInPart", Failure.AnalyzedInPart}});
+    Root["failures"].push_back(
+        {{"file", Failure.File},
+         {"message", Failure.Message},
+         {"analyzedInPart", Failure.AnalyzedInPart}});
   Root["warnings"] = nlohmann::json::array();
   for (const AnalysisFailure &Warning : R.Warnings)
     Root["warnings"].push_back(

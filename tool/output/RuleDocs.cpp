@@ -75,8 +75,7 @@ std::string markdownToText(llvm::StringRef Markdown) {
       // [text](url) -> text (url)
       if (C == '[') {
         size_t Close = Line.find("](", I);
-        size_t End =
-            Close == llvm::StringRef::npos ? Close : Line.find(')', Close);
+        size_t End = Close == llvm::StringRef::npos ? Close : Line.find(')', Close);
         if (End != llvm::StringRef::npos) {
           Text += Line.substr(I + 1, Close - I - 1).str();
           Text += " (" + Line.substr(Close + 2, End - Close - 2).str() + ")";

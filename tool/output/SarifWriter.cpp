@@ -142,15 +142,16 @@ public:
     llvm::StringRef(Info.Tags).split(Parts, ',', -1, false);
     for (llvm::StringRef Tag : Parts)
       Tags.push_back(Tag.trim().str());
-    json Rule{{"id", Info.Id},
-              {"name", Info.Name},
-              {"shortDescription", {{"text", sentence(Info.Summary)}}},
-              {"fullDescription", {{"text", ruleDocLead(Info.Id)}}},
-              {"helpUri", ruleDocUri(Info.Id)},
-              {"defaultConfiguration",
-               {{"level", sarifLevel(Info.DefaultLevel)},
-                {"enabled", Info.EnabledByDefault}}},
-              {"properties", {{"tags", Tags}, {"precision", Info.Precision}}}};
+    json Rule{
+        {"id", Info.Id},
+        {"name", Info.Name},
+        {"shortDescription", {{"text", sentence(Info.Summary)}}},
+        {"fullDescription", {{"text", ruleDocLead(Info.Id)}}},
+        {"helpUri", ruleDocUri(Info.Id)},
+        {"defaultConfiguration",
+         {{"level", sarifLevel(Info.DefaultLevel)},
+          {"enabled", Info.EnabledByDefault}}},
+        {"properties", {{"tags", Tags}, {"precision", Info.Precision}}}};
     if (!Markdown.empty())
       Rule["help"] = {{"text", markdownToText(Markdown)},
                       {"markdown", Markdown.str()}};

@@ -71,8 +71,7 @@ public:
     OS << '\n';
 
     for (const FixIt &Fix : Fixes) {
-      if (Fix.File != Where.File ||
-          Fix.Replacement.find('\n') != std::string::npos)
+      if (Fix.File != Where.File || Fix.Replacement.find('\n') != std::string::npos)
         continue;
       unsigned Column = fixColumn(Fix, Where);
       if (Column == 0)
