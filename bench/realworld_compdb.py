@@ -5,8 +5,9 @@
     realworld_compdb.py LABELS REPO_NAME TREE STUBS [SPECS] > compile_commands.json
 
 A sub-project is the nearest folder above a labelled file whose
-CMakeLists.txt declares a project() (the repo's root only when no deeper one
-does); a CMakeLists.txt without one is a part that a project adds. Each unit of it
+CMakeLists.txt declares a project(), or that holds a qmake project file
+(*.pro), the repo's root only when no deeper one does; a CMakeLists.txt
+without one is a part that a project adds. Each unit of it
 is analyzed, and so are the units beside the headers it includes from folders
 shared across the repo (a `utils/` with the project's own loader classes):
 they belong to the same program, and the unit that chooses the device or
@@ -87,10 +88,15 @@ if os.environ.get("REALWORLD_ALL_SOURCES"):
 
 
 def declares_project(folder):
+    """A CMake project(), or a qmake project file (Qt's *.pro: each one is a
+    program built from its own folder, whatever its siblings hold)."""
     cmake = os.path.join(folder, "CMakeLists.txt")
-    return os.path.isfile(cmake) and re.search(
-        r"^\s*project\s*\(", open(cmake, errors="replace").read(),
-        re.I | re.M) is not None
+    if os.path.isfile(cmake) and re.search(
+            r"^\s*project\s*\(", open(cmake, errors="replace").read(),
+            re.I | re.M):
+        return True
+    return any(f.endswith(".pro") and os.path.isfile(os.path.join(folder, f))
+               for f in os.listdir(folder))
 
 
 projects = set()
