@@ -233,8 +233,8 @@ DeviceFlow::~DeviceFlow() = default;
 
 bool DeviceFlow::isTracked(QualType T) const {
   return api::carriesTensors(T) || api::moduleClassOf(T) ||
-         api::isDeviceLike(T) || api::isDataLoaderValue(T) ||
-         api::isTensorCarrier(T);
+         api::isDeviceLike(T) || api::isDevicePointer(T) ||
+         api::isDataLoaderValue(T) || api::isTensorCarrier(T);
 }
 
 const Decl *DeviceFlow::canonical(const Analysis &A, const Decl *D) const {

@@ -226,6 +226,13 @@ private:
   FactSet evalDeclRef(Analysis &A, const State &S, const clang::ValueDecl *D);
   FactSet evalDevice(Analysis &A, const State &S, const clang::Expr *E);
   FactSet evalOptions(Analysis &A, const State &S, const clang::Expr *E);
+  /// A pointer to a device (`std::make_shared<torch::Device>(...)`, a
+  /// member holding one): the device it points to.
+  FactSet evalDevicePointer(Analysis &A, const State &S, const clang::Expr *E);
+  /// The tensors and submodules of the module Module is (its parameters(),
+  /// `model->fc->weight`): where the module is.
+  FactSet tensorsOfModule(Analysis &A, const State &S,
+                          const clang::Expr *Module);
   /// Device(Name) for text Name: the device a literal (or a variable only
   /// ever set to one) names; `"cuda:" + index` is a GPU; text read at run
   /// time (a flag, a configuration) is a GPU on the runs that name one.
@@ -260,8 +267,9 @@ private:
   /// seq.push_back(t), seq[i] = t: Sequence may now hold t's device too.
   void addToSequence(Analysis &A, State &S, const clang::Expr *Sequence,
                      const FactSet &Facts);
-  /// A function the unit cannot see may fill the sequences and tuples it is
-  /// given by reference: what they hold is no longer known.
+  /// A function the unit cannot see may fill what it is given by reference:
+  /// what the unit that defines it says it leaves there, else, for
+  /// sequences and tuples, something no longer known.
   void forgetFilledByUnknownCallee(Analysis &A, State &S,
                                    const clang::FunctionDecl *Callee,
                                    llvm::ArrayRef<const clang::Expr *> Args);
@@ -273,6 +281,15 @@ private:
   importedReturn(Analysis &A, const State &S, const clang::CallExpr *Call,
                  const clang::FunctionDecl *Callee,
                  llvm::ArrayRef<const clang::Expr *> Args);
+  /// What Callee, defined in another unit, leaves in the argument at
+  /// Position that it takes by reference (Argument: where it is written).
+  std::optional<FactSet> importedFill(Analysis &A, const State &S,
+                                      const clang::FunctionDecl *Callee,
+                                      unsigned Position,
+                                      const clang::Expr *Argument);
+  /// Param is a non-const reference to a tensor, or to a value that holds
+  /// tensors: a function can fill it for its caller.
+  static bool isFilledThrough(const clang::ParmVarDecl *Param);
   DeviceFact fromRemote(const RemoteFact &R);
   RemoteFact toRemote(const DeviceFact &F);
 

@@ -134,11 +134,67 @@ FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
       return eval(A, S, Object);
     }
   }
+  // *device_ptr: the device it points to, one choice wherever it is read.
+  const Expr *Pointer = nullptr;
+  if (const auto *Star = dyn_cast<CXXOperatorCallExpr>(E);
+      Star && Star->getOperator() == OO_Star && Star->getNumArgs() == 1)
+    Pointer = Star->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Deref = dyn_cast<UnaryOperator>(E);
+      Deref && Deref->getOpcode() == UO_Deref)
+    Pointer = Deref->getSubExpr()->IgnoreParenImpCasts();
+  if (Pointer && api::isDevicePointer(Pointer->getType())) {
+    FactSet Facts = evalDevicePointer(A, S, Pointer);
+    const ValueDecl *Symbol = nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Pointer))
+      Symbol = Ref->getDecl();
+    else if (const auto *Member = dyn_cast<MemberExpr>(Pointer))
+      Symbol = Member->getMemberDecl();
+    for (DeviceFact &F : Facts)
+      if (F.isKnown() && !F.Symbol)
+        F.Symbol = Symbol;
+    sortFacts(Facts);
+    return Facts;
+  }
   if (const auto *Call = dyn_cast<CallExpr>(E))
     if (std::optional<FactSet> Returned =
             programCallReturn(A, S, Call, Call->getDirectCallee(),
                               /*AskOtherUnits=*/false))
       return *Returned;
+  return unknown();
+}
+
+FactSet DeviceFlow::evalDevicePointer(Analysis &A, const State &S,
+                                      const Expr *E) {
+  EvalScope Scope(EvalNesting, E);
+  if (Scope.givesUp(E))
+    return unknown();
+  E = api::ignoreWrappers(E);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return evalDeclRef(A, S, Ref->getDecl());
+  if (const auto *Member = dyn_cast<MemberExpr>(E);
+      Member && isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+    return evalDeclRef(A, S, Member->getMemberDecl());
+  if (const auto *Address = dyn_cast<UnaryOperator>(E);
+      Address && Address->getOpcode() == UO_AddrOf)
+    return evalDevice(A, S, Address->getSubExpr());
+  if (const auto *New = dyn_cast<CXXNewExpr>(E))
+    return New->getInitializer() ? evalDevice(A, S, New->getInitializer())
+                                 : unknown();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return Construct->getNumArgs() == 1 ? eval(A, S, Construct->getArg(0))
+                                        : unknown();
+  // std::make_shared<torch::Device>(args): the device those arguments make.
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+        (FD->getName() == "make_shared" || FD->getName() == "make_unique") &&
+        Call->getNumArgs() >= 1 &&
+        api::isDeviceLike(Call->getArg(0)->getType()))
+      return evalDevice(A, S, Call->getArg(0));
+    if (std::optional<FactSet> Returned =
+            programCallReturn(A, S, Call, FD, /*AskOtherUnits=*/false))
+      return *Returned;
+  }
   return unknown();
 }
 
@@ -268,6 +324,9 @@ FactSet DeviceFlow::evalOptions(Analysis &A, const State &S, const Expr *E) {
     return evalDeclRef(A, S, Ref->getDecl());
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
+    // t.options(): where the tensor lives, whatever expression it is.
+    if (api::isTensorMethod(MD, "options"))
+      return eval(A, S, Member->getImplicitObjectArgument());
     if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "device" &&
         Member->getNumArgs() >= 1)
       return evalDevice(A, S, Member->getArg(0));
@@ -419,6 +478,25 @@ const Expr *rangeOfLoopIterator(const Expr *Iterator) {
 }
 } // namespace
 
+FactSet DeviceFlow::tensorsOfModule(Analysis &A, const State &S,
+                                    const Expr *Module) {
+  // Where the module is several devices (or one, and unknown on some paths),
+  // what is read off a module moved on some paths only
+  // (`torch::randn(n, model->parameters()[0].device())`) goes where the
+  // module went, which separate facts cannot say: each is then a run-time
+  // choice, the GPU for the opportunity rules and the ground of no error.
+  FactSet Facts = eval(A, S, Module);
+  llvm::SmallSet<int, 2> Kinds;
+  for (const DeviceFact &F : Facts)
+    Kinds.insert(F.isKnown() ? static_cast<int>(F.Kind) : -1);
+  if (Facts.empty() || (Kinds.size() == 1 && Kinds.count(-1)))
+    return unknown();
+  if (Kinds.size() > 1)
+    for (DeviceFact &F : Facts)
+      F.RunTimeChoice = true;
+  return Facts;
+}
+
 FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
   EvalScope Scope(EvalNesting, E);
   if (Scope.givesUp(E))
@@ -428,6 +506,8 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     return evalDevice(A, S, E);
   if (api::isTensorOptions(T))
     return evalOptions(A, S, E);
+  if (api::isDevicePointer(T))
+    return evalDevicePointer(A, S, E);
 
   if (isa<CXXNullPtrLiteralExpr>(E) || isa<GNUNullExpr>(E))
     return FactSet();
@@ -459,6 +539,14 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     // batch.fields, result->scores: a tensor the object carries.
     if (api::isTensorCarrier(Base->getType()))
       return eval(A, S, Base);
+    // model->fc->weight, model->encoder: a parameter, buffer or submodule
+    // of a module object is where that module is.
+    // A tensor it never registers stays where its class puts it.
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+        Field && api::moduleClassOf(Base->getType()))
+      return api::movesWithItsModule(Field) ? tensorsOfModule(A, S, Base)
+             : api::isTensor(Field->getType()) ? fieldFacts(Field)
+                                               : unknown();
     return unknown();
   }
 
@@ -484,24 +572,10 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
       if (std::optional<FactSet> Carried = evalCarrierMethod(A, S, Member))
         return *Carried;
     // model->parameters(), model->buffers(): the module's tensors, where it
-    // is. Where that is several devices (or one, and unknown on some
-    // paths), what is read off a module moved on some paths only
-    // (`torch::randn(n, model->parameters()[0].device())`) goes where the
-    // module went, which separate facts cannot say: each is then a run-time
-    // choice, the GPU for the opportunity rules and the ground of no error.
+    // is.
     if (const Expr *Owner = api::parametersOwner(Member);
-        Owner && api::isTensorSequence(Member->getType())) {
-      FactSet Module = eval(A, S, Owner);
-      llvm::SmallSet<int, 2> Kinds;
-      for (const DeviceFact &F : Module)
-        Kinds.insert(F.isKnown() ? static_cast<int>(F.Kind) : -1);
-      if (Module.empty() || (Kinds.size() == 1 && Kinds.count(-1)))
-        return unknown();
-      if (Kinds.size() > 1)
-        for (DeviceFact &F : Module)
-          F.RunTimeChoice = true;
-      return Module;
-    }
+        Owner && api::isTensorSequence(Member->getType()))
+      return tensorsOfModule(A, S, Owner);
     if (api::isTensorMethod(MD)) {
       llvm::StringRef Name = MD->getName();
       // x.to(other) may change the dtype too: the device expression stays

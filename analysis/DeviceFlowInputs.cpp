@@ -210,8 +210,11 @@ FactSet DeviceFlow::fieldFacts(const FieldDecl *Field) {
   if (FieldsInProgress.count(Field))
     return unknown();
   const CXXRecordDecl *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
-  // Submodules, parameters and buffers of a module move with their module.
-  if (!Class || api::isModuleClass(Class))
+  // Submodules, parameters and buffers of a module move with their module;
+  // a tensor it never registers stays where its class puts it.
+  if (!Class || (api::isModuleClass(Class) &&
+                 !(api::isTensor(Field->getType()) &&
+                   !api::movesWithItsModule(Field))))
     return Fields[Field] = unknown();
 
   FieldsInProgress.insert(Field);

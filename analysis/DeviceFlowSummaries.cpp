@@ -113,6 +113,14 @@ bool isParameterMarker(const DeviceFact &F) {
 }
 } // namespace
 
+bool DeviceFlow::isFilledThrough(const ParmVarDecl *Param) {
+  QualType T = Param->getType();
+  if (!T->isReferenceType() || T.getNonReferenceType().isConstQualified())
+    return false;
+  return api::isTensor(T) || api::isTensorCarrier(T) ||
+         api::isTensorSequence(T) || api::isTensorTuple(T);
+}
+
 std::optional<std::string> DeviceFlow::linkName(const FunctionDecl *FD) {
   FD = FD->getCanonicalDecl();
   if (auto It = LinkNames.find(FD); It != LinkNames.end())
@@ -257,6 +265,37 @@ DeviceFlow::importedReturn(Analysis &A, const State &S, const CallExpr *Call,
   return Result.empty() ? unknown() : Result;
 }
 
+std::optional<FactSet> DeviceFlow::importedFill(Analysis &A, const State &S,
+                                                const FunctionDecl *Callee,
+                                                unsigned Position,
+                                                const Expr *Argument) {
+  if (!Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+    return std::nullopt;
+  std::optional<std::string> Name = linkName(Callee);
+  if (!Name)
+    return std::nullopt;
+  AskedReturns.insert(*Name);
+  if (!Imports)
+    return std::nullopt;
+  auto It = Imports->Returns.find(*Name);
+  if (It == Imports->Returns.end())
+    return std::nullopt;
+  auto Filled = It->second.Fills.find(Position);
+  if (Filled == It->second.Fills.end())
+    return std::nullopt;
+  FactSet Result;
+  for (const RemoteFact &R : Filled->second.Facts) {
+    DeviceFact F = fromRemote(R);
+    if (F.isKnown())
+      F.Origin = Argument;
+    Result.push_back(F);
+  }
+  sortFacts(Result);
+  if (Filled->second.KeepsGiven)
+    mergeFacts(Result, eval(A, S, Argument));
+  return Result;
+}
+
 UnitSummary DeviceFlow::summarize() {
   UnitSummary Summary;
   const SourceManager &SM = Ctx.getSourceManager();
@@ -274,7 +313,10 @@ UnitSummary DeviceFlow::summarize() {
     if (!Name)
       continue;
     Summary.Defines.insert(*Name);
-    if (!isTracked(FD->getReturnType()))
+    bool Fills = llvm::any_of(FD->parameters(), [&](const ParmVarDecl *P) {
+      return isFilledThrough(P);
+    });
+    if (!isTracked(FD->getReturnType()) && !Fills)
       continue;
     Bindings Markers;
     for (unsigned I = 0; I < FD->getNumParams(); ++I) {
@@ -293,15 +335,38 @@ UnitSummary DeviceFlow::summarize() {
     if (!C)
       continue;
     ReturnSummary Returned;
-    for (const DeviceFact &F : returnedFacts(*C)) {
-      if (isParameterMarker(F))
-        Returned.FromParameters.insert(
-            static_cast<unsigned>(F.Index - ParameterMarker));
-      else
-        Returned.Facts.push_back(toRemote(F));
-    }
+    if (isTracked(FD->getReturnType()))
+      for (const DeviceFact &F : returnedFacts(*C)) {
+        if (isParameterMarker(F))
+          Returned.FromParameters.insert(
+              static_cast<unsigned>(F.Index - ParameterMarker));
+        else
+          Returned.Facts.push_back(toRemote(F));
+      }
     mergeRemoteFacts(Returned.Facts, {});
+    // An argument the function fills: what it holds when the function
+    // returns, told apart from what the caller passed (its marker).
+    for (unsigned I = 0; I < FD->getNumParams() && C->ExitReached; ++I) {
+      auto It = C->Exit.find(FD->getParamDecl(I));
+      if (!isFilledThrough(FD->getParamDecl(I)) || It == C->Exit.end())
+        continue;
+      ReturnSummary::Fill Filled;
+      for (const DeviceFact &F : It->second) {
+        if (isParameterMarker(F))
+          Filled.KeepsGiven |= F.Index == ParameterMarker + static_cast<int>(I);
+        else if (F.isKnown())
+          Filled.Facts.push_back(toRemote(F));
+        else
+          Filled.Facts.push_back(RemoteFact());
+      }
+      mergeRemoteFacts(Filled.Facts, {});
+      if (llvm::any_of(Filled.Facts, [](const RemoteFact &R) {
+            return R.Kind != DeviceKind::Unknown;
+          }))
+        Returned.Fills[I] = std::move(Filled);
+    }
     bool Informative = !Returned.FromParameters.empty() ||
+                       !Returned.Fills.empty() ||
                        llvm::any_of(Returned.Facts, [](const RemoteFact &R) {
                          return R.Kind != DeviceKind::Unknown;
                        });

@@ -178,7 +178,8 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
         assignTied(A, S, Tie, eval(A, S, Op->getArg(1)));
         return;
       }
-      // outputs[i] = t, outputs.at(i) = t: an element of a sequence.
+      // outputs[i] = t, outputs.at(i) = t, std::get<0>(batch) = t: an
+      // element of a sequence or a tuple.
       const Expr *Target = api::ignoreWrappers(Op->getArg(0));
       const Expr *Element = nullptr;
       if (const auto *Access = dyn_cast<CXXMemberCallExpr>(Target))
@@ -186,7 +187,11 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
       else if (const auto *Index = dyn_cast<CXXOperatorCallExpr>(Target);
                Index && Index->getOperator() == OO_Subscript)
         Element = Index->getArg(0);
-      if (Element && api::isTensorSequence(Element->getType())) {
+      else if (const auto *Get = dyn_cast<CallExpr>(Target);
+               Get && api::isTupleGet(Get) && Get->getNumArgs() == 1)
+        Element = Get->getArg(0);
+      if (Element && (api::isTensorSequence(Element->getType()) ||
+                      api::isTensorTuple(Element->getType()))) {
         addToSequence(A, S, Element, eval(A, S, Op->getArg(1)));
         return;
       }
@@ -309,9 +314,17 @@ void DeviceFlow::forgetFilledByUnknownCallee(
     Analysis &A, State &S, const FunctionDecl *Callee,
     llvm::ArrayRef<const Expr *> Args) {
   for (unsigned I = 0; I < Callee->getNumParams() && I < Args.size(); ++I) {
-    QualType T = Callee->getParamDecl(I)->getType();
-    if (!T->isReferenceType() || T.getNonReferenceType().isConstQualified())
+    const ParmVarDecl *Param = Callee->getParamDecl(I);
+    if (!isFilledThrough(Param))
       continue;
+    // What the unit that defines it says the call leaves there.
+    if (std::optional<FactSet> Filled =
+            importedFill(A, S, Callee, I, Args[I])) {
+      if (Storage Target = storageOf(A, Args[I], /*Create=*/true))
+        assign(S, Target, std::move(*Filled));
+      continue;
+    }
+    QualType T = Param->getType();
     if (!api::isTensorSequence(T) && !api::isTensorTuple(T))
       continue;
     if (Storage Target = storageOf(A, Args[I], /*Create=*/true))

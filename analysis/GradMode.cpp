@@ -11,6 +11,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -60,18 +61,54 @@ std::optional<std::optional<bool>> gradModeSwitch(const Stmt *S,
 }
 
 namespace {
-bool needsGradients(const CallExpr *Call) {
+/// The variable a range-for declares over a module's parameters:
+/// `for (auto &p : model->parameters())`, or over a variable that holds
+/// them (`auto params = model->named_parameters(); for (auto p : params)`).
+bool walksParameters(const VarDecl *Var, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*Var);
+  const auto *Declaration =
+      Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  if (!Declaration)
+    return false;
+  Parents = Ctx.getParents(*Declaration);
+  const auto *Loop =
+      Parents.empty() ? nullptr : Parents[0].get<CXXForRangeStmt>();
+  if (!Loop || Loop->getLoopVariable() != Var)
+    return false;
+  const Expr *Range = api::ignoreWrappers(Loop->getRangeInit());
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Range))
+    if (const auto *Held = dyn_cast<VarDecl>(Ref->getDecl()))
+      Range = Held->hasInit() ? Held->getInit() : nullptr;
+  return api::parametersOwner(Range) != nullptr;
+}
+
+/// A parameter of a module: the variable of a loop over its parameters, or
+/// the value of one of its named parameters (`item.value()`).
+bool isModuleParameter(const Expr *E, ASTContext &Ctx) {
+  E = api::ignoreWrappers(E);
+  if (const auto *Value = dyn_cast_or_null<CXXMemberCallExpr>(E);
+      Value && Value->getMethodDecl() &&
+      Value->getMethodDecl()->getDeclName().isIdentifier() &&
+      Value->getMethodDecl()->getName() == "value")
+    E = api::ignoreWrappers(Value->getImplicitObjectArgument());
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && walksParameters(Var, Ctx);
+}
+
+bool needsGradients(const CallExpr *Call, ASTContext &Ctx) {
   if (api::isBackwardCall(Call) || api::isOptimizerCall(Call))
     return true;
   const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
   const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
-  if (!MD || !MD->getDeclName().isIdentifier())
+  if (!MD || !MD->getDeclName().isIdentifier() || !api::isTensorMethod(MD))
     return false;
   llvm::StringRef Name = MD->getName();
-  return (Name == "grad" || Name == "mutable_grad" ||
-          Name == "requires_grad_" || Name == "set_requires_grad" ||
-          Name == "retain_grad") &&
-         api::isTensorMethod(MD);
+  // Freezing or thawing a module's parameters (between epochs, say) sets
+  // what the next graph records; it reads no graph.
+  if (Name == "requires_grad_" || Name == "set_requires_grad")
+    return !isModuleParameter(Member->getImplicitObjectArgument(), Ctx);
+  return Name == "grad" || Name == "mutable_grad" || Name == "retain_grad";
 }
 
 class GradientUseFinder : public RecursiveASTVisitor<GradientUseFinder> {
@@ -81,7 +118,7 @@ public:
       : Flow(Flow), Depth(Depth), Visited(Visited) {}
 
   bool VisitCallExpr(CallExpr *Call) {
-    if (needsGradients(Call)) {
+    if (needsGradients(Call, Flow.astContext())) {
       Found = Call;
       return false;
     }

@@ -40,8 +40,32 @@ bool createsFreshTensor(const CallExpr *Call) {
   return Name != "from_blob" && Name != "tensor" && Name != "complex";
 }
 
+/// What a tensor just made goes through before its copy, when the device
+/// could have done it as well: a view, a change of dtype or any other
+/// method of it alone (`torch::arange(n).view({1, n})`,
+/// `torch::ones(1).to(torch::kFloat)`, `torch::linspace(0, 1, n).repeat(k)`).
+/// Not a copy to somewhere else, nor one that reads another tensor.
+bool keepsFactoryFresh(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  if (!api::isTensorMethod(MD) || !api::isTensor(Call->getType()) ||
+      llvm::is_contained({"pin_memory", "cpu", "cuda", "copy_"}, MD->getName()))
+    return false;
+  if (MD->getName() == "to")
+    return Call->getNumArgs() >= 1 &&
+           api::isScalarType(Call->getArg(0)->getType());
+  return llvm::none_of(Call->arguments(), [](const Expr *Arg) {
+    return api::isTensor(Arg->getType()) || api::carriesTensors(Arg->getType());
+  });
+}
+
 const CallExpr *freshFactory(const Expr *E) {
-  const auto *Call = dyn_cast_or_null<CallExpr>(api::ignoreWrappers(E));
+  E = api::ignoreWrappers(E);
+  while (const auto *Method = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
+    if (!keepsFactoryFresh(Method))
+      return nullptr;
+    E = api::ignoreWrappers(Method->getImplicitObjectArgument());
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
   if (!Call || isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
     return nullptr;
   return createsFreshTensor(Call) ? Call : nullptr;
@@ -131,7 +155,8 @@ std::optional<DeviceCopy> asDeviceCopy(const Expr *E) {
         Written && api::isDeviceLike(Written->getType()))
       Target = Written;
     QualType T = Target->getType();
-    if (!api::isDevice(T) && !api::isDeviceType(T) && !api::isTensorOptions(T))
+    if (!api::isDevice(T) && !api::isDeviceType(T) &&
+        !api::isTensorOptions(T) && !api::isTensor(T))
       return std::nullopt;
     const Expr *DType = nullptr;
     if (Call->getNumArgs() >= 2 && !isa<CXXDefaultArgExpr>(Call->getArg(1)) &&
@@ -149,6 +174,19 @@ std::optional<DeviceCopy> asDeviceCopy(const Expr *E) {
         DeviceCopy::Form::CopyInto, Call,   Call->getArg(0), Object,
         nonBlockingArgument(Call),  nullptr};
   return std::nullopt;
+}
+
+const Expr *followedTensor(const DeviceCopy &Copy) {
+  if (Copy.How != DeviceCopy::Form::To || !Copy.Target)
+    return nullptr;
+  const Expr *Target = api::ignoreWrappers(Copy.Target);
+  if (api::isTensor(Target->getType()))
+    return Target;
+  const auto *Read = dyn_cast<CXXMemberCallExpr>(Target);
+  const CXXMethodDecl *MD = Read ? Read->getMethodDecl() : nullptr;
+  if (api::isTensorMethod(MD, "device") || api::isTensorMethod(MD, "options"))
+    return api::ignoreWrappers(Read->getImplicitObjectArgument());
+  return nullptr;
 }
 
 FactSet destinationOf(const DeviceCopy &Copy, DeviceFlow &Flow) {

@@ -33,7 +33,8 @@ struct DeviceCopy {
   const clang::CXXMemberCallExpr *Call;
   /// The tensor copied from.
   const clang::Expr *Source;
-  /// to(): the device argument; copy_(): the destination; cuda(): null.
+  /// to(): the device argument (or the tensor whose device it takes);
+  /// copy_(): the destination; cuda(): null.
   const clang::Expr *Target;
   /// The non_blocking argument as written, or null.
   const clang::Expr *NonBlocking;
@@ -42,7 +43,8 @@ struct DeviceCopy {
 };
 
 /// E as a copy to a device, when it is one of the three forms with a device
-/// (or a device-like TensorOptions, or a destination tensor) as target.
+/// (or a device-like TensorOptions, or a tensor whose device `to` takes, or
+/// a destination tensor) as target.
 std::optional<DeviceCopy> asDeviceCopy(const clang::Expr *E);
 
 /// Call as a copy that runs on this machine and puts the tensor on an
@@ -51,6 +53,10 @@ std::optional<DeviceCopy> asDeviceCopy(const clang::Expr *E);
 std::optional<DeviceCopy>
 copyToAccelerator(const clang::CXXMemberCallExpr *Call, DeviceFlow &Flow,
                   FactSet &Destination);
+
+/// The tensor whose device the copy's target reads: `x.to(t)`,
+/// `x.to(t.device())`, `x.to(t.options())`; null for any other target.
+const clang::Expr *followedTensor(const DeviceCopy &Copy);
 
 /// The devices the copy puts the tensor on.
 FactSet destinationOf(const DeviceCopy &Copy, DeviceFlow &Flow);

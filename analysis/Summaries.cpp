@@ -302,9 +302,16 @@ passesFromJson(const nlohmann::json &J) {
 nlohmann::json
 returnsToJson(const std::map<std::string, ReturnSummary> &Returns) {
   nlohmann::json J = nlohmann::json::object();
-  for (const auto &[Name, Returned] : Returns)
+  for (const auto &[Name, Returned] : Returns) {
+    nlohmann::json Fills = nlohmann::json::array();
+    for (const auto &[Position, Filled] : Returned.Fills)
+      Fills.push_back({{"parameter", Position},
+                       {"facts", factsToJson(Filled.Facts)},
+                       {"keepsGiven", Filled.KeepsGiven}});
     J[Name] = {{"fromParameters", Returned.FromParameters},
-               {"facts", factsToJson(Returned.Facts)}};
+               {"facts", factsToJson(Returned.Facts)},
+               {"fills", std::move(Fills)}};
+  }
   return J;
 }
 
@@ -316,6 +323,10 @@ std::map<std::string, ReturnSummary> returnsFromJson(const nlohmann::json &J) {
     Returned.FromParameters =
         Value.at("fromParameters").get<std::set<unsigned>>();
     Returned.Facts = factsFromJson(Value.at("facts"));
+    for (const nlohmann::json &Fill :
+         Value.at("fills").get_ref<const nlohmann::json::array_t &>())
+      Returned.Fills[Fill.at("parameter").get<unsigned>()] = {
+          factsFromJson(Fill.at("facts")), Fill.at("keepsGiven").get<bool>()};
   }
   return Returns;
 }

@@ -45,13 +45,27 @@ struct RemoteFact {
 using RemoteFacts = std::vector<RemoteFact>; ///< sorted, distinct
 
 /// What a function returns: the devices of some of its parameters' values
-/// (a loss computed from its inputs), plus devices of its own.
+/// (a loss computed from its inputs), plus devices of its own; and what it
+/// leaves in the arguments it fills.
 struct ReturnSummary {
   std::set<unsigned> FromParameters;
   RemoteFacts Facts;
+  /// What it leaves in an argument it takes by non-const reference and sets
+  /// (a loader's `next(batch)`): devices of its own, and whether what the
+  /// caller passed may remain (a tuple filled element by element).
+  struct Fill {
+    RemoteFacts Facts;
+    bool KeepsGiven = false;
+    bool operator==(const Fill &O) const {
+      return Facts == O.Facts && KeepsGiven == O.KeepsGiven;
+    }
+  };
+  /// Per parameter position.
+  std::map<unsigned, Fill> Fills;
 
   bool operator==(const ReturnSummary &O) const {
-    return FromParameters == O.FromParameters && Facts == O.Facts;
+    return FromParameters == O.FromParameters && Facts == O.Facts &&
+           Fills == O.Fills;
   }
 };
 

@@ -195,6 +195,71 @@ static bool isParameterFree(const CXXRecordDecl *Impl, unsigned Depth) {
   return !ClassScanner(/*LookForDevices=*/false).scan(Def);
 }
 
+namespace {
+/// Finds, in a module class's constructors and methods, a member assigned
+/// what a registration returns (`w = register_parameter("w", ...)`, or the
+/// member initialiser `w(register_buffer(...))`).
+class RegistrationFinder : public RecursiveASTVisitor<RegistrationFinder> {
+public:
+  explicit RegistrationFinder(const FieldDecl *Member) : Member(Member) {}
+
+  bool VisitBinaryOperator(BinaryOperator *Assign) {
+    if (Assign->isAssignmentOp())
+      check(Assign->getLHS(), Assign->getRHS());
+    return !Found;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *Assign) {
+    if (Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2)
+      check(Assign->getArg(0), Assign->getArg(1));
+    return !Found;
+  }
+
+  bool find(const CXXRecordDecl *Class) {
+    for (const CXXMethodDecl *MD : Class->methods()) {
+      const FunctionDecl *Definition = nullptr;
+      if (!MD->hasBody(Definition))
+        continue;
+      if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Definition))
+        for (const CXXCtorInitializer *Init : Ctor->inits())
+          if (Init->getMember() == Member && registers(Init->getInit()))
+            return true;
+      TraverseStmt(Definition->getBody());
+      if (Found)
+        return true;
+    }
+    return false;
+  }
+
+private:
+  void check(const Expr *Target, const Expr *Value) {
+    const auto *Ref = dyn_cast<MemberExpr>(Target->IgnoreParenImpCasts());
+    if (Ref && Ref->getMemberDecl() == Member && registers(Value))
+      Found = true;
+  }
+  static bool registers(const Expr *Value) {
+    const auto *Call = dyn_cast_or_null<CallExpr>(ignoreWrappers(Value));
+    return Call && !registrationName(Call).empty();
+  }
+
+  const FieldDecl *Member;
+  bool Found = false;
+};
+} // namespace
+
+bool movesWithItsModule(const FieldDecl *Member) {
+  const auto *Class = dyn_cast_or_null<CXXRecordDecl>(Member->getParent());
+  if (!Class || !isModuleClass(Class))
+    return false;
+  if (moduleClassOf(Member->getType()))
+    return true;
+  if (!isTensor(Member->getType()))
+    return false;
+  // libtorch's own modules register every tensor they hold.
+  if (isInTorchNamespace(Class))
+    return true;
+  return RegistrationFinder(Member).find(Class);
+}
+
 /// User classes among the template arguments of T, at any depth.
 static void userClassesIn(QualType T, unsigned Depth,
                           llvm::SmallVectorImpl<const CXXRecordDecl *> &Out) {

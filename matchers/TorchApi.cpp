@@ -229,6 +229,22 @@ bool isOptionalDevice(QualType T) {
   return isDevice(Spec->getTemplateArgs()[0].getAsType());
 }
 
+bool isDevicePointer(QualType T) {
+  T = bareType(T);
+  if (T.isNull())
+    return false;
+  if (const auto *Pointer = T->getAs<PointerType>())
+    return isDevice(Pointer->getPointeeType());
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
+  if (!Spec || Spec->getTemplateArgs().size() < 1 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return false;
+  return (hasQualifiedName(Spec, "std::shared_ptr") ||
+          hasQualifiedName(Spec, "std::unique_ptr")) &&
+         isDevice(Spec->getTemplateArgs()[0].getAsType());
+}
+
 bool isScriptModuleLoad(const FunctionDecl *FD) {
   return hasQualifiedName(FD, "torch::jit::load") &&
          moduleClassOf(FD->getReturnType());

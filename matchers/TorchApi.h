@@ -81,6 +81,9 @@ bool isStringLike(clang::QualType T);
 /// c10::optional<c10::Device> (std::optional in libtorch 2.x): what
 /// torch::jit::load takes.
 bool isOptionalDevice(clang::QualType T);
+/// A pointer to a device, raw or smart (`std::shared_ptr<torch::Device>`):
+/// a program that shares one device between its parts.
+bool isDevicePointer(clang::QualType T);
 /// torch::jit::load(path or stream[, device]), which gives a TorchScript
 /// module.
 bool isScriptModuleLoad(const clang::FunctionDecl *FD);
@@ -112,6 +115,10 @@ const clang::CXXRecordDecl *moduleClassOf(clang::QualType T);
 /// The module whose tensors E reads: `model->parameters()`,
 /// `model.named_parameters()`, `model->buffers()`; null otherwise.
 const clang::Expr *parametersOwner(const clang::Expr *E);
+/// A member of a module class that `module->to(device)` moves: a submodule,
+/// or a tensor the class registers as a parameter or buffer (every tensor
+/// of libtorch's own modules). A plain tensor member stays where it was made.
+bool movesWithItsModule(const clang::FieldDecl *Member);
 /// Loss modules (CrossEntropyLoss, NLLLoss, MSELoss, ...) own no parameters.
 bool isLossModule(const clang::CXXRecordDecl *Impl);
 /// A module with no parameters or buffers (a loss, an activation, dropout,

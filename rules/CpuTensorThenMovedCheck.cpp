@@ -100,32 +100,54 @@ void CpuTensorThenMovedCheck::check(const MatchFinder::MatchResult &Result) {
   DeviceFlow &Flow = context().deviceFlow(Ctx);
   FactSet Destination;
   std::optional<DeviceCopy> Copy = copyToAccelerator(Call, Flow, Destination);
-  if (!Copy)
-    return;
+  // x.to(t.device()) where nothing tells where t is: the copy goes wherever
+  // t is, a GPU whenever the program runs on one, and the fix costs nothing
+  // where t is on the CPU.
+  const Expr *Followed = nullptr;
+  if (!Copy) {
+    Copy = asDeviceCopy(Call);
+    Followed = Copy ? followedTensor(*Copy) : nullptr;
+    if (!Followed || Flow.index().inTemplatePattern(Call) ||
+        !Flow.reachable(Call))
+      return;
+    Destination = destinationOf(*Copy, Flow);
+    if (llvm::any_of(Destination,
+                     [](const DeviceFact &F) { return F.isKnown(); }))
+      return;
+  }
   std::optional<CreatedThenMoved> Made = createdThenMoved(*Copy, Flow);
   if (!Made)
     return;
 
-  std::string Device = acceleratorName(Destination);
   StepContext &Steps = context().stepContext(Ctx);
   Repetition Repeated = repetitionOf(Call, Flow, &Steps);
   // In an epoch's loop, around the loop over the batches: once per epoch,
   // a cost as small as a copy made once.
   bool PerEpoch = Repeated.Loop && !Repeated.Call &&
                   Steps.roleOf(Repeated.Loop) == LoopRole::Epoch;
+  // Made once, the fill and the copy are start-up work of a few
+  // microseconds (a buffer made in a constructor, a warm-up input): not
+  // worth a word. Nor, once per epoch, a copy to a device nothing names.
+  if (!Repeated || (Followed && PerEpoch))
+    return;
+  std::string Device =
+      Followed ? "where " + quoted(Followed, Ctx, "that tensor") + " is"
+               : acceleratorName(Destination);
   std::string Factory = factoryName(Made->Factory);
   FindingBuilder Finding =
       report(Ctx, Made->Factory->getSourceRange(),
              "tensor created on the CPU by '" + Factory +
                  "' only to be copied to " + Device +
-                 (PerEpoch   ? " once per epoch"
-                  : Repeated ? " on every iteration"
-                             : std::string()) +
+                 (PerEpoch ? " once per epoch" : " on every iteration") +
                  runTimeCondition(Destination) +
-                 ", which costs a fill on the host and a copy");
-  Finding.remedy("create it on " + Device + ": give '" + Factory +
-                 "' the device in its options");
-  if (!Repeated || PerEpoch)
+                 ", which costs a fill on the host and a copy" +
+                 (Followed ? " when that is a GPU" : ""));
+  Finding.remedy(Followed ? "create it there: give '" + Factory +
+                                "' the options of " +
+                                quoted(Followed, Ctx, "that tensor")
+                          : "create it on " + Device + ": give '" + Factory +
+                                "' the device in its options");
+  if (PerEpoch || Followed)
     Finding.level(Level::Note);
   noteRunTimeChoices(Finding, Destination);
   const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());
@@ -174,8 +196,24 @@ void CpuTensorThenMovedCheck::offerFix(FindingBuilder &Finding,
     Removal = statementRange(Made.Reassignment, Ctx);
   } else if (const auto *Member =
                  dyn_cast<MemberExpr>(Copy.Call->getCallee())) {
-    Removal = CharSourceRange::getTokenRange(Member->getOperatorLoc(),
-                                             Copy.Call->getEndLoc());
+    // From the end of the moved tensor, so that a `.to(...)` written on a
+    // line of its own leaves no empty line behind.
+    SourceLocation Start = Lexer::getLocForEndOfToken(
+        Copy.Source->getEndLoc(), 0, Ctx.getSourceManager(), Ctx.getLangOpts());
+    const SourceManager &SM = Ctx.getSourceManager();
+    bool Blank = Start.isValid() && Start.isFileID() &&
+                 Member->getOperatorLoc().isFileID() &&
+                 SM.isBeforeInTranslationUnit(Start, Member->getOperatorLoc());
+    if (Blank) {
+      auto [File, From] = SM.getDecomposedLoc(Start);
+      unsigned To = SM.getFileOffset(Member->getOperatorLoc());
+      Blank = llvm::StringRef(SM.getBufferData(File))
+                  .slice(From, To)
+                  .find_first_not_of(" \t\r\n") == llvm::StringRef::npos;
+    }
+    if (!Blank)
+      Start = Member->getOperatorLoc();
+    Removal = CharSourceRange::getTokenRange(Start, Copy.Call->getEndLoc());
   }
   if (Removal.isInvalid())
     return;

@@ -1,6 +1,7 @@
 // torch-cpu-tensor-then-moved: tensors that a factory fills on the CPU only
-// for them to be copied to the GPU. Tensors used on the host first, host data
-// wrapped or copied into a tensor, and moves to the CPU are fine.
+// for them to be copied to the GPU, on every step. Tensors made once (start-up
+// work of microseconds), tensors used on the host first, host data wrapped or
+// copied into a tensor, and moves to the CPU are fine.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -22,7 +23,7 @@ void fill_on_host(torch::Tensor &t) { t.fill_(1); }
 
 void train(Denoiser &model, torch::Device device, int64_t steps) {
   torch::optim::Adam optimizer(model->parameters(), 1e-3);
-  auto weights = torch::ones({16}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
+  auto weights = torch::ones({16}).to(device);
   for (int64_t step = 0; step < steps; ++step) { // expect: torch-missing-mixed-precision [note] "this CUDA training loop runs Linear layers in plain float32, with neither autocast nor TF32, so the GPU's tensor cores," // expect-note: "consider bfloat16 autocast around the forward pass"
     auto clean = torch::rand({32, 16}, torch::TensorOptions().device(device));
     auto noise = torch::randn({32, 16}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
@@ -43,8 +44,8 @@ void train(Denoiser &model, torch::Device device, int64_t steps) {
 
 void evaluate(Denoiser &model, torch::Device device) {
   torch::NoGradGuard no_grad;
-  auto identity = torch::eye(16, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
-  auto ramp = torch::linspace(0, 1, 16, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
+  auto identity = torch::eye(16).to(device);
+  auto ramp = torch::linspace(0, 1, 16).to(device);
   std::cout << model->forward(identity * ramp).sum().item<float>()
             << "\n";
 }

@@ -25,7 +25,7 @@ void after_device_count() {
 void after_tensor_on_gpu() {
   if (!torch::cuda::is_available())
     return;
-  auto x = torch::rand({2}, torch::TensorOptions().device(torch::kCUDA)); // expect: torch-cpu-tensor-then-moved [note] "tensor created on the CPU by 'torch"
+  auto x = torch::rand({2}).cuda();
   setenv("CUDA_VISIBLE_DEVICES", "0,1", 1); // expect: torch-cuda-visible-devices-in-code
   std::cout << x << "\n";
 }

@@ -77,7 +77,7 @@ void input_moved_on_one_branch(bool augment) {
 void module_never_moved() {
   torch::Device device = pick_device();
   Net model;
-  auto x = torch::rand({8, 784}).to(device); // expect: torch-cpu-tensor-then-moved [note] "tensor created on the CPU by 'torch"
+  auto x = torch::rand({8, 784}).to(device);
   auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
@@ -149,7 +149,7 @@ void created_or_moved_on_device(bool half) {
   Net model;
   model->to(device);
   auto a = torch::randn({4, 784}, torch::TensorOptions().device(device));
-  auto b = torch::rand({4, 784}).to(device, /*non_blocking=*/true); // expect: torch-cpu-tensor-then-moved
+  auto b = torch::rand({4, 784}).to(device, /*non_blocking=*/true);
   torch::Tensor c = torch::rand({4, 784});
   if (half)
     c = c.to(device, torch::kFloat);

@@ -34,8 +34,8 @@ void model_moved_in_helper() {
   torch::Device device = pick_device();
   Net model;
   place_on(model, device);
-  auto x = torch::randn({16, 784}, torch::TensorOptions().device(device));
-  auto y = model->forward(x); // expect: torch-device-mismatch [error] "input 'x' is on the CPU but module 'model' is on the GPU, so the call fails at run time", torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
+  auto x = torch::randn({16, 784});
+  auto y = model->forward(x.to(device)); // expect: torch-device-mismatch [error] "input 'x' is on the CPU but module 'model' is on the GPU, so the call fails at run time", torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
 }
 
 // The model is moved in a constructor and kept as a member; a method feeds
@@ -80,7 +80,7 @@ void module_never_moved() {
   torch::NoGradGuard no_grad;
   torch::Device device = pick_device();
   Net model;
-  auto x = torch::rand({8, 784}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved [note] "tensor created on the CPU by 'torch"
+  auto x = torch::rand({8, 784}).to(device);
   auto y = model->forward(x); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
@@ -134,7 +134,7 @@ void shared_ptr_module() {
   torch::Device device = pick_device();
   auto model = std::make_shared<NetImpl>();
   model->to(device);
-  auto y = model->forward(torch::zeros({2, 784}, torch::TensorOptions().device(device))); // expect: torch-device-mismatch, torch-eval-without-no-grad
+  auto y = model->forward(torch::zeros({2, 784}).to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad
 }
 
 // Correct: a helper that returns x.to(device).
@@ -157,7 +157,7 @@ void created_or_moved_on_device(bool half) {
   Net model;
   model->to(device);
   auto a = torch::randn({4, 784}, torch::TensorOptions().device(device));
-  auto b = torch::rand({4, 784}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
+  auto b = torch::rand({4, 784}).to(device, /*non_blocking=*/true);
   torch::Tensor c = torch::rand({4, 784});
   if (half)
     c = c.to(device, torch::kFloat);
@@ -275,8 +275,8 @@ void packed_sequence_lengths() {
   auto outputs = decoder->forward(features, lengths);
   auto packed = torch::nn::utils::rnn::pack_padded_sequence(outputs, lengths,
                                                             /*batch_first=*/true);
-  auto host_features = torch::randn({4, 5, 16}, torch::TensorOptions().device(device));
-  auto more = decoder->forward(host_features, lengths); // expect: torch-device-mismatch
+  auto host_features = torch::randn({4, 5, 16});
+  auto more = decoder->forward(host_features.to(device), lengths); // expect: torch-device-mismatch
   std::cout << packed.data().sum() << more.sum() << "\n";
 }
 

@@ -167,7 +167,7 @@ void loss_module_both_moved() {
   model->to(device);
   torch::nn::MSELoss criterion;
   auto input = torch::randn({32, 16}, torch::TensorOptions().device(device));
-  auto target = torch::randn({32, 1}).to(device); // expect: torch-cpu-tensor-then-moved
+  auto target = torch::randn({32, 1}).to(device);
   auto loss = criterion(model(input), target);
   loss.backward();
 }
@@ -178,7 +178,7 @@ void results_back_on_host() {
                                                    : torch::kCPU);
   Net model;
   model->to(device);
-  auto input = torch::rand({1, 1, 28, 28}).to(device, /*non_blocking=*/true); // expect: torch-cpu-tensor-then-moved
+  auto input = torch::rand({1, 1, 28, 28}).to(device, /*non_blocking=*/true);
   auto output = model->forward(input).cpu(); // expect: torch-eval-without-no-grad
   std::cout << output << "\n";
   torch::save(output, "output.pt");

@@ -106,8 +106,8 @@ void sequential_input_from_factory() {
                                                    : torch::kCPU);
   torch::nn::Sequential model(torch::nn::Linear(4, 4), torch::nn::Tanh());
   model->to(device);
-  auto input = torch::ones({8, 4}, torch::TensorOptions().device(device));
-  auto output = model->forward(input); // expect: torch-device-mismatch, torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
+  auto input = torch::ones({8, 4});
+  auto output = model->forward(input.to(device)); // expect: torch-device-mismatch, torch-eval-without-no-grad [warning] "'model' runs forward for inference while autograd records"
   std::cout << output.sum().item<float>() << "\n";
 }
 
@@ -168,7 +168,7 @@ void loss_module_both_moved() {
   model->to(device);
   torch::nn::MSELoss criterion;
   auto input = torch::randn({32, 16}, torch::TensorOptions().device(device));
-  auto target = torch::randn({32, 1}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
+  auto target = torch::randn({32, 1}).to(device);
   auto loss = criterion(model(input), target);
   loss.backward();
 }
@@ -180,7 +180,7 @@ void results_back_on_host() {
                                                    : torch::kCPU);
   Net model;
   model->to(device);
-  auto input = torch::rand({1, 1, 28, 28}, torch::TensorOptions().device(device)); // expect: torch-cpu-tensor-then-moved
+  auto input = torch::rand({1, 1, 28, 28}).to(device, /*non_blocking=*/true);
   auto output = model->forward(input).cpu(); // expect: torch-eval-without-no-grad
   std::cout << output << "\n";
   torch::save(output, "output.pt");

@@ -147,7 +147,7 @@ void discarded_on_purpose(torch::Tensor x, torch::Device device) {
 void factories_as_warm_up(torch::Device device) {
   torch::zeros({1}, torch::TensorOptions().device(device));
   torch::ones_like(torch::empty({1}));
-  torch::randn({2}).to(device); // expect: torch-cpu-tensor-then-moved
+  torch::randn({2}).to(device);
   torch::ones({8, 8}).mm(torch::ones({8, 8})).cuda(); // expect: torch-unchecked-cuda
 }
 

@@ -38,7 +38,7 @@ void train(torch::nn::Linear &model) {
 // the model is on it and the input is not.
 torch::Tensor probe(torch::nn::Linear &model) {
   torch::NoGradGuard no_grad;
-  return model(torch::zeros({1, 16}, torch::TensorOptions().device(options.device))); // expect: torch-device-mismatch [error] "input 'torch::zeros({1, 16})' is on the CPU but module 'model' is on the GPU"
+  return model(torch::zeros({1, 16}).to(options.device)); // expect: torch-device-mismatch [error] "input 'torch::zeros({1, 16})' is on the CPU but module 'model' is on the GPU"
 }
 
 // A head made and moved here: on the GPU on the runs where main chose one.

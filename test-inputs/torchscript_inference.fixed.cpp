@@ -66,8 +66,8 @@ void named_method(const std::string &path) {
   torch::NoGradGuard no_grad;
   torch::jit::Module module = torch::jit::load(path);
   module.to(pick_device());
-  torch::Tensor batch = torch::rand({8, 3, 224, 224}, torch::TensorOptions().device(pick_device()));
-  auto logits = module.get_method("forward")({batch}).toTensor(); // expect: torch-device-mismatch
+  torch::Tensor batch = torch::rand({8, 3, 224, 224});
+  auto logits = module.get_method("forward")({batch.to(pick_device())}).toTensor(); // expect: torch-device-mismatch
   std::cout << logits.argmax(1) << "\n";
 }
 
@@ -78,8 +78,8 @@ void tuple_outputs(const std::string &path) {
   torch::Tensor image = torch::rand({1, 3, 224, 224}, device);
   auto outputs = module.forward({image}).toTuple();
   torch::Tensor boxes = outputs->elements()[0].toTensor();
-  torch::Tensor anchors = torch::rand({100, 4}, torch::TensorOptions().device(device));
-  torch::Tensor shifted = boxes - anchors; // expect: torch-device-mismatch [error] "'anchors' is on the CPU but 'boxes' is on the GPU"
+  torch::Tensor anchors = torch::rand({100, 4});
+  torch::Tensor shifted = boxes - anchors.to(device); // expect: torch-device-mismatch [error] "'anchors' is on the CPU but 'boxes' is on the GPU"
   std::cout << shifted.sum() << "\n";
 }
 

@@ -18,7 +18,7 @@ void device_variable() {
 }
 
 void tensor_cuda_call() {
-  auto x = torch::randn({4, 32}, torch::TensorOptions().device(torch::kCUDA)); // expect: torch-unchecked-cuda, torch-cpu-tensor-then-moved [note] "tensor created on the CPU by 'torch"
+  auto x = torch::randn({4, 32}).cuda(); // expect: torch-unchecked-cuda
   std::cout << x.sum().item<float>() << "\n";
 }
 
@@ -55,7 +55,7 @@ void check_does_not_cover() {
 // The result of the check is thrown away.
 void check_ignored() {
   torch::cuda::is_available();
-  auto x = torch::rand({3}, torch::TensorOptions().device(torch::kCUDA)); // expect: torch-unchecked-cuda, torch-cpu-tensor-then-moved
+  auto x = torch::rand({3}).to(torch::kCUDA); // expect: torch-unchecked-cuda
 }
 
 // A user flag is not an availability check.
@@ -86,7 +86,7 @@ void chosen_by_availability() {
                                                    : torch::kCPU);
   make_model()->to(device);
   auto count_based = torch::cuda::device_count() > 0 ? torch::kCUDA : torch::kCPU;
-  torch::randn({2}, torch::TensorOptions().device(count_based)); // expect: torch-cpu-tensor-then-moved
+  torch::randn({2}).to(count_based);
 }
 
 void used_inside_check() {
@@ -94,7 +94,7 @@ void used_inside_check() {
   auto model = make_model();
   if (torch::cuda::is_available()) {
     model->to(torch::kCUDA);
-    auto x = torch::randn({4, 32}, torch::TensorOptions().device(torch::kCUDA)); // expect: torch-cpu-tensor-then-moved
+    auto x = torch::randn({4, 32}).cuda();
     model(x); // expect: torch-eval-without-no-grad
   }
 }
@@ -117,7 +117,7 @@ void torch_check() {
 void throws_without_gpu() {
   if (!torch::cuda::is_available())
     throw std::runtime_error("no GPU");
-  auto x = torch::ones({2}, torch::TensorOptions().device(torch::kCUDA)); // expect: torch-cpu-tensor-then-moved
+  auto x = torch::ones({2}).cuda();
 }
 
 void exits_without_gpu() {

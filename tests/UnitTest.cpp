@@ -1182,6 +1182,8 @@ TEST(Summaries, SurviveJson) {
   S.Passes["_Z1fN3c106DeviceE"] = {{F}, {}};
   S.Returns["_Z1gv"].Facts = {remoteFact(api::DeviceKind::CPU)};
   S.Returns["_Z1gv"].FromParameters = {1, 2};
+  S.Returns["_Z4nextRN2at6TensorE"].Fills[0] = {
+      {remoteFact(api::DeviceKind::CPU)}, /*KeepsGiven=*/true};
   S.Defines = {"_Z1gv"};
   S.AskedCallers = {"_Z1hv"};
   S.AskedReturns = {"_Z1iv"};
