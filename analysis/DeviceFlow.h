@@ -290,7 +290,12 @@ private:
   /// Param is a non-const reference to a tensor, or to a value that holds
   /// tensors: a function can fill it for its caller.
   static bool isFilledThrough(const clang::ParmVarDecl *Param);
+  /// The summary the unit that defines Callee exports for it, asked for
+  /// (so a later round brings it); null when none is known yet.
+  const ReturnSummary *importedSummaryOf(const clang::FunctionDecl *Callee);
   DeviceFact fromRemote(const RemoteFact &R);
+  /// Remote facts as this unit's, the known ones put on the device at At.
+  FactSet fromRemote(const RemoteFacts &Remote, const clang::Expr *At);
   RemoteFact toRemote(const DeviceFact &F);
 
   /// Where E is kept, or null for a temporary. Create: make the key of a

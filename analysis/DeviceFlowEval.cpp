@@ -73,6 +73,16 @@ public:
 private:
   unsigned &Depth;
 };
+
+/// Facts read from the device variable Symbol: two values that read it are
+/// on the same device, whichever that is.
+FactSet readFrom(FactSet Facts, const ValueDecl *Symbol) {
+  for (DeviceFact &F : Facts)
+    if (F.isKnown() && !F.Symbol)
+      F.Symbol = Symbol;
+  sortFacts(Facts);
+  return Facts;
+}
 } // namespace
 
 FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
@@ -94,24 +104,14 @@ FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
   if (const auto *Cond = dyn_cast<ConditionalOperator>(E))
     return evalTakenArms(
         Cond, [&](const Expr *Arm) { return evalDevice(A, S, Arm); });
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-    FactSet Facts = evalDeclRef(A, S, Ref->getDecl());
-    for (DeviceFact &F : Facts)
-      if (F.isKnown() && !F.Symbol)
-        F.Symbol = Ref->getDecl();
-    sortFacts(Facts);
-    return Facts;
-  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return readFrom(evalDeclRef(A, S, Ref->getDecl()), Ref->getDecl());
   if (const auto *Member = dyn_cast<MemberExpr>(E)) {
     if (!isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
       return memberDeviceOfObject(A, S, Member);
     // A device kept in a member: this->device_.
-    FactSet Facts = evalDeclRef(A, S, Member->getMemberDecl());
-    for (DeviceFact &F : Facts)
-      if (F.isKnown() && !F.Symbol)
-        F.Symbol = Member->getMemberDecl();
-    sortFacts(Facts);
-    return Facts;
+    return readFrom(evalDeclRef(A, S, Member->getMemberDecl()),
+                    Member->getMemberDecl());
   }
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
     // Device(device_type_variable[, index]), optional<Device>(device).
@@ -143,17 +143,12 @@ FactSet DeviceFlow::evalDevice(Analysis &A, const State &S, const Expr *E) {
       Deref && Deref->getOpcode() == UO_Deref)
     Pointer = Deref->getSubExpr()->IgnoreParenImpCasts();
   if (Pointer && api::isDevicePointer(Pointer->getType())) {
-    FactSet Facts = evalDevicePointer(A, S, Pointer);
     const ValueDecl *Symbol = nullptr;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(Pointer))
       Symbol = Ref->getDecl();
     else if (const auto *Member = dyn_cast<MemberExpr>(Pointer))
       Symbol = Member->getMemberDecl();
-    for (DeviceFact &F : Facts)
-      if (F.isKnown() && !F.Symbol)
-        F.Symbol = Symbol;
-    sortFacts(Facts);
-    return Facts;
+    return readFrom(evalDevicePointer(A, S, Pointer), Symbol);
   }
   if (const auto *Call = dyn_cast<CallExpr>(E))
     if (std::optional<FactSet> Returned =
@@ -421,12 +416,8 @@ FactSet DeviceFlow::memberDeviceOfObject(Analysis &A, const State &S,
     Initial = evalDevice(None, State(), Field->getInClassInitializer());
     --Depth;
   }
-  FactSet Facts = assignedGlobalFacts(Global, Field, std::move(Initial));
-  for (DeviceFact &F : Facts)
-    if (F.isKnown() && !F.Symbol)
-      F.Symbol = Field;
-  sortFacts(Facts);
-  return Facts;
+  return readFrom(assignedGlobalFacts(Global, Field, std::move(Initial)),
+                  Field);
 }
 
 FactSet DeviceFlow::dataLoaderFacts(const Expr *E) {

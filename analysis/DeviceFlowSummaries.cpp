@@ -232,36 +232,46 @@ DeviceFlow::importedCallerFacts(const ParmVarDecl *Param) {
   return Result;
 }
 
+const ReturnSummary *DeviceFlow::importedSummaryOf(const FunctionDecl *Callee) {
+  if (!Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+    return nullptr;
+  std::optional<std::string> Name = linkName(Callee);
+  if (!Name)
+    return nullptr;
+  AskedReturns.insert(*Name);
+  if (!Imports)
+    return nullptr;
+  auto It = Imports->Returns.find(*Name);
+  return It == Imports->Returns.end() ? nullptr : &It->second;
+}
+
+FactSet DeviceFlow::fromRemote(const RemoteFacts &Remote, const Expr *At) {
+  FactSet Result;
+  for (const RemoteFact &R : Remote) {
+    DeviceFact F = fromRemote(R);
+    if (F.isKnown())
+      F.Origin = At;
+    Result.push_back(F);
+  }
+  sortFacts(Result);
+  return Result;
+}
+
 std::optional<FactSet>
 DeviceFlow::importedReturn(Analysis &A, const State &S, const CallExpr *Call,
                            const FunctionDecl *Callee,
                            llvm::ArrayRef<const Expr *> Args) {
-  if (!isTracked(Call->getType()) ||
-      !Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+  if (!isTracked(Call->getType()))
     return std::nullopt;
-  std::optional<std::string> Name = linkName(Callee);
-  if (!Name)
-    return std::nullopt;
-  AskedReturns.insert(*Name);
-  if (!Imports)
-    return std::nullopt;
-  auto It = Imports->Returns.find(*Name);
-  if (It == Imports->Returns.end())
+  const ReturnSummary *Returned = importedSummaryOf(Callee);
+  if (!Returned)
     return std::nullopt;
   FactSet Result;
-  for (unsigned Position : It->second.FromParameters)
+  for (unsigned Position : Returned->FromParameters)
     mergeFacts(Result, Position < Args.size()
                            ? withPinned(eval(A, S, Args[Position]), false)
                            : unknown());
-  FactSet Own;
-  for (const RemoteFact &R : It->second.Facts) {
-    DeviceFact F = fromRemote(R);
-    if (F.isKnown())
-      F.Origin = Call;
-    Own.push_back(F);
-  }
-  sortFacts(Own);
-  mergeFacts(Result, Own);
+  mergeFacts(Result, fromRemote(Returned->Facts, Call));
   return Result.empty() ? unknown() : Result;
 }
 
@@ -269,28 +279,13 @@ std::optional<FactSet> DeviceFlow::importedFill(Analysis &A, const State &S,
                                                 const FunctionDecl *Callee,
                                                 unsigned Position,
                                                 const Expr *Argument) {
-  if (!Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
+  const ReturnSummary *Returned = importedSummaryOf(Callee);
+  if (!Returned)
     return std::nullopt;
-  std::optional<std::string> Name = linkName(Callee);
-  if (!Name)
+  auto Filled = Returned->Fills.find(Position);
+  if (Filled == Returned->Fills.end())
     return std::nullopt;
-  AskedReturns.insert(*Name);
-  if (!Imports)
-    return std::nullopt;
-  auto It = Imports->Returns.find(*Name);
-  if (It == Imports->Returns.end())
-    return std::nullopt;
-  auto Filled = It->second.Fills.find(Position);
-  if (Filled == It->second.Fills.end())
-    return std::nullopt;
-  FactSet Result;
-  for (const RemoteFact &R : Filled->second.Facts) {
-    DeviceFact F = fromRemote(R);
-    if (F.isKnown())
-      F.Origin = Argument;
-    Result.push_back(F);
-  }
-  sortFacts(Result);
+  FactSet Result = fromRemote(Filled->second.Facts, Argument);
   if (Filled->second.KeepsGiven)
     mergeFacts(Result, eval(A, S, Argument));
   return Result;

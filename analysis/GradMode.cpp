@@ -4,6 +4,7 @@
 
 #include "analysis/DeviceFlow.h"
 #include "analysis/GradModeFlow.h"
+#include "analysis/Loops.h"
 #include "analysis/StepContext.h"
 #include "matchers/TorchApi.h"
 
@@ -65,15 +66,8 @@ namespace {
 /// `for (auto &p : model->parameters())`, or over a variable that holds
 /// them (`auto params = model->named_parameters(); for (auto p : params)`).
 bool walksParameters(const VarDecl *Var, ASTContext &Ctx) {
-  DynTypedNodeList Parents = Ctx.getParents(*Var);
-  const auto *Declaration =
-      Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
-  if (!Declaration)
-    return false;
-  Parents = Ctx.getParents(*Declaration);
-  const auto *Loop =
-      Parents.empty() ? nullptr : Parents[0].get<CXXForRangeStmt>();
-  if (!Loop || Loop->getLoopVariable() != Var)
+  const CXXForRangeStmt *Loop = rangeForDeclaring(Var, Ctx);
+  if (!Loop)
     return false;
   const Expr *Range = api::ignoreWrappers(Loop->getRangeInit());
   if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Range))

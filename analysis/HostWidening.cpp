@@ -1,6 +1,7 @@
 #include "analysis/HostWidening.h"
 
 #include "analysis/FunctionCfg.h"
+#include "analysis/Loops.h"
 #include "analysis/ReachingValues.h"
 #include "analysis/UnitIndex.h"
 #include "matchers/TorchApi.h"
@@ -545,13 +546,7 @@ private:
     const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!Var)
       return std::nullopt;
-    const CXXForRangeStmt *Loop = nullptr;
-    for (const DynTypedNode &Parent : Ctx.getParents(*Var))
-      if (const auto *Decl = Parent.get<DeclStmt>())
-        for (const DynTypedNode &Above : Ctx.getParents(*Decl))
-          if (const auto *For = Above.get<CXXForRangeStmt>();
-              For && For->getLoopVariable() == Var)
-            Loop = For;
+    const CXXForRangeStmt *Loop = rangeForDeclaring(Var, Ctx);
     if (!Loop)
       return std::nullopt;
     const Expr *Range = api::ignoreWrappers(Loop->getRangeInit());

@@ -55,6 +55,16 @@ bool repeatsIn(const Stmt *Loop, const Stmt *Child, ASTContext &Ctx) {
 constexpr unsigned MaxCallDepth = 3;
 } // namespace
 
+const CXXForRangeStmt *rangeForDeclaring(const VarDecl *Var, ASTContext &Ctx) {
+  for (const DynTypedNode &Parent : Ctx.getParents(*Var))
+    if (const auto *Decl = Parent.get<DeclStmt>())
+      for (const DynTypedNode &Above : Ctx.getParents(*Decl))
+        if (const auto *For = Above.get<CXXForRangeStmt>();
+            For && For->getLoopVariable() == Var)
+          return For;
+  return nullptr;
+}
+
 bool stopsAfterFirstPass(const Stmt *Loop) {
   const Stmt *Body = nullptr;
   if (const auto *For = dyn_cast_or_null<ForStmt>(Loop))

@@ -15,9 +15,11 @@
 namespace clang {
 class ASTContext;
 class CallExpr;
+class CXXForRangeStmt;
 class Expr;
 class FunctionDecl;
 class Stmt;
+class VarDecl;
 } // namespace clang
 
 namespace torchlint {
@@ -25,6 +27,10 @@ namespace torchlint {
 class DeviceFlow;
 class StepContext;
 class UserCode;
+
+/// The range-for that declares Var as its loop variable, or null.
+const clang::CXXForRangeStmt *rangeForDeclaring(const clang::VarDecl *Var,
+                                                clang::ASTContext &Ctx);
 
 /// Loop's body always ends in a `break` or a `return`: it runs once (a
 /// smoke test that stops after its first batch).
