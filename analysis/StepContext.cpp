@@ -53,34 +53,21 @@ UnitSummary::OutCall::Grad recordingAt(const Stmt *Call,
 }
 } // namespace
 
-/// Whether a statement tree does step work outside the loops nested in it
-/// (Direct) or only inside them (Nested). Lambdas are not walked: they run
-/// where they are called.
-struct StepContext::WorkFound {
-  bool Direct = false;
-  bool Nested = false;
-};
-
-StepContext::WorkFound StepContext::findWork(const Stmt *S, int Nesting) {
-  WorkFound Found;
+/// The step work of a statement tree, outside the loops nested in it and
+/// inside them. Lambdas are not walked: they run where they are called.
+StepWork StepContext::findWork(const Stmt *S, int Nesting) {
+  StepWork Found;
   if (!S || isa<LambdaExpr>(S))
     return Found;
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    StepWork Callee = api::isModuleCall(Call) || api::isBackwardCall(Call) ||
-                              api::isOptimizerCall(Call)
-                          ? StepWork::Step
-                          : calleeWork(Call);
-    if (Callee == StepWork::Step)
-      (Nesting > 0 ? Found.Nested : Found.Direct) = true;
-    else if (Callee == StepWork::Loop)
-      Found.Nested = true;
+    bool Trains = api::isBackwardCall(Call) || api::isOptimizerCall(Call);
+    Found.add(Trains || api::isModuleCall(Call) ? StepWork::step(Trains)
+                                                : calleeWork(Call),
+              Nesting > 0);
   }
   int Inner = Nesting + (isLoop(S) ? 1 : 0);
-  for (const Stmt *Child : S->children()) {
-    WorkFound Below = findWork(Child, Inner);
-    Found.Direct |= Below.Direct;
-    Found.Nested |= Below.Nested;
-  }
+  for (const Stmt *Child : S->children())
+    Found.add(findWork(Child, Inner), /*Nested=*/false);
   return Found;
 }
 
@@ -92,25 +79,25 @@ StepWork StepContext::calleeWork(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee ||
       !Code.isAnalyzed(Callee->getLocation(), Ctx.getSourceManager()))
-    return StepWork::None;
+    return {};
   return workOf(Callee);
 }
 
 StepWork StepContext::workOf(const FunctionDecl *Function) {
   if (!Function)
-    return StepWork::None;
+    return {};
   const FunctionDecl *Definition = nullptr;
   if (Function->hasBody(Definition) &&
       Code.isAnalyzed(Definition->getLocation(), Ctx.getSourceManager()))
     return bodyWork(Definition);
   std::optional<std::string> Name = Flow.linkName(Function);
   if (!Name)
-    return StepWork::None;
+    return {};
   AskedWork.insert(*Name);
   if (!Imports)
-    return StepWork::None;
+    return {};
   auto It = Imports->Work.find(*Name);
-  return It == Imports->Work.end() ? StepWork::None : It->second;
+  return It == Imports->Work.end() ? StepWork() : It->second;
 }
 
 StepWork StepContext::bodyWork(const FunctionDecl *Definition) {
@@ -118,14 +105,11 @@ StepWork StepContext::bodyWork(const FunctionDecl *Definition) {
     return It->second;
   // A recursion adds nothing the first visit does not find.
   if (!WorkInProgress.insert(Definition).second)
-    return StepWork::None;
-  WorkFound Found = findWork(Definition->getBody(), 0);
+    return {};
+  StepWork Found = findWork(Definition->getBody(), 0);
   WorkInProgress.erase(Definition);
-  StepWork Result = Found.Direct   ? StepWork::Step
-                    : Found.Nested ? StepWork::Loop
-                                   : StepWork::None;
-  Work[Definition] = Result;
-  return Result;
+  Work[Definition] = Found;
+  return Found;
 }
 
 LoopRole StepContext::roleOf(const Stmt *Loop) {
@@ -133,11 +117,14 @@ LoopRole StepContext::roleOf(const Stmt *Loop) {
     return It->second;
   // The loop itself is not nested in itself. One that stops after its
   // first pass runs no step repeatedly.
-  WorkFound Found =
-      stopsAfterFirstPass(Loop) ? WorkFound() : findWork(Loop, -1);
-  LoopRole Role = Found.Direct   ? LoopRole::Step
-                  : Found.Nested ? LoopRole::Epoch
-                                 : LoopRole::Other;
+  StepWork Found = stopsAfterFirstPass(Loop) ? StepWork() : findWork(Loop, -1);
+  // Where its nested loops train and it does not, an iteration is a round of
+  // training steps (a PPO update: rollout, one bootstrap forward, minibatch
+  // steps; an epoch with one evaluation forward): it runs once per many steps.
+  bool RoundOfSteps = Found.TrainsInLoops && !Found.Trains;
+  LoopRole Role = Found.Runs && !RoundOfSteps ? LoopRole::Step
+                  : !Found.none()             ? LoopRole::Epoch
+                                              : LoopRole::Other;
   Roles[Loop] = Role;
   return Role;
 }
@@ -288,7 +275,7 @@ void StepContext::summarize(UnitSummary &Into, GradModeFlow &Recording) {
     // round as the answer is needed.
     perStepThroughCallers(FD);
     StepWork What = workOf(FD);
-    if (What == StepWork::None)
+    if (What.none())
       continue;
     if (std::optional<std::string> Name = Flow.linkName(FD)) {
       Into.Work[*Name] = What;

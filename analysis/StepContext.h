@@ -105,8 +105,7 @@ public:
   void summarize(UnitSummary &Into, GradModeFlow &Recording);
 
 private:
-  struct WorkFound;
-  WorkFound findWork(const clang::Stmt *S, int Nesting);
+  StepWork findWork(const clang::Stmt *S, int Nesting);
   StepWork bodyWork(const clang::FunctionDecl *Definition);
   /// The step work of a call's callee, where its definition is in this unit
   /// or its summary in another; None for calls that are not the program's.

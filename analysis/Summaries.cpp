@@ -99,30 +99,22 @@ ImportedSummaries importsFor(size_t Self,
         if (auto It = Work.find(K); It != Work.end())
           return It->second;
         if (!Visiting.insert(K).second)
-          return StepWork::None;
-        StepWork What = StepWork::None;
+          return StepWork();
+        StepWork What;
         if (auto It = All[Unit]->Work.find(Name); It != All[Unit]->Work.end())
           What = It->second;
         if (auto It = All[Unit]->CallsOut.find(Name);
             It != All[Unit]->CallsOut.end())
-          for (const UnitSummary::OutCall &Call : It->second) {
-            if (What == StepWork::Step)
-              break;
-            std::optional<size_t> Callee = DefinerFor(Unit, Call.Callee);
-            StepWork Called =
-                Callee ? WorkOf(*Callee, Call.Callee) : StepWork::None;
-            if (Called == StepWork::Step && !Call.InLoop)
-              What = StepWork::Step;
-            else if (Called != StepWork::None)
-              What = StepWork::Loop;
-          }
+          for (const UnitSummary::OutCall &Call : It->second)
+            if (std::optional<size_t> Callee = DefinerFor(Unit, Call.Callee))
+              What.add(WorkOf(*Callee, Call.Callee), Call.InLoop);
         Visiting.erase(K);
         Work[K] = What;
         return What;
       };
   for (const std::string &Name : All[Self]->AskedWork)
     if (std::optional<size_t> Definer = DefinerFor(Self, Name))
-      if (StepWork What = WorkOf(*Definer, Name); What != StepWork::None)
+      if (StepWork What = WorkOf(*Definer, Name); !What.none())
         Result.Work[Name] = What;
 
   std::map<Key, bool> PerStep;
@@ -364,22 +356,42 @@ callsOutFromJson(const nlohmann::json &J) {
   return C;
 }
 
+// Each function's work as the names of what it does: "step" and "trains"
+// outside its own loops, "loop" and "trains-in-loop" inside them.
+constexpr std::pair<bool StepWork::*, const char *> WorkNames[] = {
+    {&StepWork::Runs, "step"},
+    {&StepWork::Trains, "trains"},
+    {&StepWork::RunsInLoops, "loop"},
+    {&StepWork::TrainsInLoops, "trains-in-loop"}};
+
 nlohmann::json workToJson(const std::map<std::string, StepWork> &Work) {
   nlohmann::json J = nlohmann::json::object();
-  for (const auto &[Name, What] : Work)
-    J[Name] = What == StepWork::Step ? "step" : "loop";
+  for (const auto &[Name, What] : Work) {
+    nlohmann::json Names = nlohmann::json::array();
+    for (const auto &[Member, Word] : WorkNames)
+      if (What.*Member)
+        Names.push_back(Word);
+    J[Name] = std::move(Names);
+  }
   return J;
 }
 
 std::map<std::string, StepWork> workFromJson(const nlohmann::json &J) {
   std::map<std::string, StepWork> Work;
-  for (const auto &[Name, Value] :
+  for (const auto &[Name, Names] :
        J.get_ref<const nlohmann::json::object_t &>()) {
-    const std::string &What = Value.get_ref<const std::string &>();
-    if (What != "step" && What != "loop")
-      throw nlohmann::json::other_error::create(501, "unknown step work",
-                                                &Value);
-    Work[Name] = What == "step" ? StepWork::Step : StepWork::Loop;
+    StepWork What;
+    for (const nlohmann::json &Word :
+         Names.get_ref<const nlohmann::json::array_t &>()) {
+      const auto *Known = llvm::find_if(WorkNames, [&](const auto &Entry) {
+        return Word.get_ref<const std::string &>() == Entry.second;
+      });
+      if (Known == std::end(WorkNames))
+        throw nlohmann::json::other_error::create(501, "unknown step work",
+                                                  &Word);
+      What.*(Known->first) = true;
+    }
+    Work[Name] = What;
   }
   return Work;
 }

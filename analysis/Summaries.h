@@ -69,11 +69,40 @@ struct ReturnSummary {
   }
 };
 
-/// What a function does of a training or inference step: nothing, one step
-/// per call (a module run, a backward pass or an optimizer step outside its
-/// own loops), or steps only inside loops of its own (a call of it is an
-/// epoch, or a whole run).
-enum class StepWork : unsigned char { None, Step, Loop };
+/// What a function does of a training or inference step: a module run, a
+/// backward pass or an optimizer step outside its own loops (one step per
+/// call), or only inside them (a call of it is an epoch, or a whole run);
+/// and whether those steps train (backward or an optimizer step), which
+/// tells a round of training steps from a loop over time steps.
+struct StepWork {
+  bool Runs = false;          ///< a step outside its own loops
+  bool Trains = false;        ///< ... which trains
+  bool RunsInLoops = false;   ///< steps inside its own loops
+  bool TrainsInLoops = false; ///< ... which train
+
+  static StepWork step(bool Trains = false) { return {true, Trains}; }
+  static StepWork inLoops(bool Trains = false) {
+    return {false, false, true, Trains};
+  }
+  bool none() const { return !Runs && !RunsInLoops; }
+  /// Adds the work of a call made at this level (Nested: inside a loop).
+  void add(const StepWork &Called, bool Nested) {
+    if (Nested) {
+      RunsInLoops |= Called.Runs || Called.RunsInLoops;
+      TrainsInLoops |= Called.Trains || Called.TrainsInLoops;
+      return;
+    }
+    Runs |= Called.Runs;
+    Trains |= Called.Trains;
+    RunsInLoops |= Called.RunsInLoops;
+    TrainsInLoops |= Called.TrainsInLoops;
+  }
+  bool operator==(const StepWork &O) const {
+    return Runs == O.Runs && Trains == O.Trains &&
+           RunsInLoops == O.RunsInLoops && TrainsInLoops == O.TrainsInLoops;
+  }
+  bool operator!=(const StepWork &O) const { return !(*this == O); }
+};
 
 /// Keyed by the function's mangled name.
 struct UnitSummary {

@@ -52,7 +52,7 @@ public:
     } else if (const FunctionDecl *Callee = Call->getDirectCallee();
                Callee && Nested == 0 && Callee->hasBody() &&
                Code.isAnalyzed(Callee->getLocation(), SM)) {
-      CallsStep |= Steps.workOf(Callee) == StepWork::Step;
+      CallsStep |= Steps.workOf(Callee).Runs;
       ++Nested;
       TraverseStmt(Callee->getBody());
       --Nested;

@@ -1187,7 +1187,9 @@ TEST(Summaries, SurviveJson) {
   S.Defines = {"_Z1gv"};
   S.AskedCallers = {"_Z1hv"};
   S.AskedReturns = {"_Z1iv"};
-  S.Work = {{"_Z1gv", StepWork::Step}, {"_Z1jv", StepWork::Loop}};
+  S.Work = {{"_Z1gv", StepWork::step()},
+            {"_Z1jv", StepWork::inLoops(/*Trains=*/true)},
+            {"_Z1kv", {true, true, true, false}}};
   S.CallsOut["_Z1gv"] = {
       {"_Z1hv", true, UnitSummary::OutCall::Grad::Off},
       {"_Z1hv", false, UnitSummary::OutCall::Grad::Inherited}};
@@ -1248,7 +1250,7 @@ TEST(Summaries, StepFactsCrossAnyNumberOfUnits) {
   Detector.CallsOut["detect"] = {{"infer", false, Grad::Off},
                                  {"boxes", false, Grad::Off}};
   Model.Defines = {"infer"};
-  Model.Work["infer"] = StepWork::Step;
+  Model.Work["infer"] = StepWork::step();
   Post.Defines = {"boxes"};
   Post.AskedPerStep = {"boxes"};
   Post.AskedGrad = {"boxes"};
@@ -1262,7 +1264,7 @@ TEST(Summaries, StepFactsCrossAnyNumberOfUnits) {
                                     "/p/tools/train.cpp"};
   ImportedSummaries ToMain = importsFor(0, All, Files);
   ASSERT_EQ(ToMain.Work.count("detect"), 1u);
-  EXPECT_EQ(ToMain.Work["detect"], StepWork::Step);
+  EXPECT_EQ(ToMain.Work["detect"], StepWork::step());
   ImportedSummaries ToPost = importsFor(3, All, Files);
   EXPECT_EQ(ToPost.CalledPerStep, std::set<std::string>{"boxes"});
   EXPECT_EQ(ToPost.GradOffInCallers, std::set<std::string>{"boxes"});
@@ -1291,6 +1293,31 @@ TEST(Summaries, StepFactsCrossAnyNumberOfUnits) {
   ASSERT_TRUE(importsFor(4, All, Files).OthersUseCuda.has_value());
   EXPECT_FALSE(*importsFor(4, All, Files).OthersUseCuda);
   EXPECT_FALSE(importsFor(1, All, Files).OthersUseCuda.has_value());
+}
+
+// Training in the loops of a function called outside a loop, and a forward
+// pass of its own: a call of it is a round of training steps (a PPO update),
+// which the caller's loop learns across units to tell from one step.
+TEST(Summaries, StepWorkTellsTrainingRoundsAcrossUnits) {
+  using Grad = UnitSummary::OutCall::Grad;
+  UnitSummary Main, Round, Rollout, Learner;
+  Main.AskedWork = {"round"};
+  Main.CallsOut["main"] = {{"round", true, Grad::On}};
+  Round.Defines = {"round"};
+  Round.CallsOut["round"] = {{"bootstrap", false, Grad::Off},
+                             {"minibatch_step", true, Grad::On}};
+  Rollout.Defines = {"bootstrap"};
+  Rollout.Work["bootstrap"] = StepWork::step();
+  Learner.Defines = {"minibatch_step"};
+  Learner.Work["minibatch_step"] = StepWork::step(/*Trains=*/true);
+  std::vector<const UnitSummary *> All = {&Main, &Round, &Rollout, &Learner};
+  std::vector<std::string> Files = {"/p/main.cpp", "/p/round.cpp",
+                                    "/p/rollout.cpp", "/p/learner.cpp"};
+  ImportedSummaries ToMain = importsFor(0, All, Files);
+  ASSERT_EQ(ToMain.Work.count("round"), 1u);
+  StepWork Expected{/*Runs=*/true, /*Trains=*/false, /*RunsInLoops=*/true,
+                    /*TrainsInLoops=*/true};
+  EXPECT_EQ(ToMain.Work["round"], Expected);
 }
 
 } // namespace torchlint
