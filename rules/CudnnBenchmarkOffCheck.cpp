@@ -6,6 +6,7 @@
 #include "analysis/EnclosingBlocks.h"
 #include "analysis/Loops.h"
 #include "analysis/ModuleLayers.h"
+#include "core/UserCode.h"
 #include "matchers/Matchers.h"
 #include "matchers/TorchApi.h"
 #include "recipe/WorkloadRecipe.h"
@@ -17,6 +18,8 @@
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+
+#include <functional>
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -109,6 +112,93 @@ std::pair<const Expr *, const Expr *> movedModule(const CallExpr *Moved) {
 bool isScriptModule(const Expr *Module) {
   return api::isScriptModuleClass(api::moduleClassOf(Module->getType()));
 }
+
+/// The local variable that holds the module Moved moves or loads.
+const VarDecl *moduleVariable(const CallExpr *Moved, const Expr *Module,
+                              ASTContext &Ctx) {
+  if (isa<CXXMemberCallExpr>(Moved)) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(Module->IgnoreParenImpCasts());
+    return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  }
+  // torch::jit::load(path, device) initializes or assigns a variable.
+  DynTypedNode Node = DynTypedNode::create(*Moved);
+  for (unsigned Steps = 0; Steps < 8; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return nullptr;
+    Node = Parents[0];
+    if (const auto *Var = Node.get<VarDecl>())
+      return Var;
+    if (const auto *Assign = Node.get<CXXOperatorCallExpr>();
+        Assign && Assign->getOperator() == OO_Equal) {
+      const auto *Ref =
+          dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreParenImpCasts());
+      return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    }
+    if (!Node.get<Expr>())
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// Whether E names Var, through parentheses, conversions and `->`.
+bool names(const Expr *E, const VarDecl *Var) {
+  const auto *Ref =
+      E ? dyn_cast<DeclRefExpr>(api::withoutArrow(E->IgnoreParenImpCasts())
+                                    ->IgnoreParenImpCasts())
+        : nullptr;
+  return Ref && Ref->getDecl() == Var;
+}
+
+/// Module is a local of `main`, runs there only, and never in a loop that
+/// repeats: one inference, or a smoke test that stops after its first batch.
+/// Tuning cuDNN's algorithms costs a timing run per shape and pays back only
+/// over repeated convolutions. A module handed to a function of the program,
+/// or used in a lambda, may run repeatedly there.
+bool runsOnceInMain(const VarDecl *Module, ASTContext &Ctx,
+                    const UserCode &Code) {
+  const auto *Main =
+      Module ? dyn_cast<FunctionDecl>(Module->getDeclContext()) : nullptr;
+  if (!Main || !Main->isMain() || !Module->isLocalVarDecl() || !Main->hasBody())
+    return false;
+  const SourceManager &SM = Ctx.getSourceManager();
+  auto RepeatsAt = [&](const Stmt *Run) {
+    for (const Stmt *Loop = enclosingLoop(Run, Ctx); Loop;
+         Loop = enclosingLoop(Loop, Ctx))
+      if (!stopsAfterFirstPass(Loop))
+        return true;
+    return false;
+  };
+  std::function<bool(const Stmt *)> OnlyOnce = [&](const Stmt *S) {
+    if (!S)
+      return true;
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
+      std::function<bool(const Stmt *)> Uses = [&](const Stmt *In) {
+        if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(In))
+          return Ref->getDecl() == Module;
+        return In && llvm::any_of(In->children(), Uses);
+      };
+      return !Uses(Lambda->getBody());
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      bool Users = Callee && Code.isAnalyzed(Callee->getLocation(), SM);
+      const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+      // The module runs: called, or a method of the program's own on it.
+      if (names(api::calledModule(Call), Module) ||
+          (Users && Member &&
+           names(Member->getImplicitObjectArgument(), Module)))
+        if (RepeatsAt(Call))
+          return false;
+      if (Users && llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+            return names(Arg, Module);
+          }))
+        return false;
+    }
+    return llvm::all_of(S->children(), OnlyOnce);
+  };
+  return OnlyOnce(Main->getBody());
+}
 } // namespace
 
 void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
@@ -160,6 +250,9 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
   // does not.
   if (!isScriptModule(Module) &&
       !context().moduleLayers(*Ctx).find(Module, isConvolutionLayer))
+    return;
+  if (runsOnceInMain(moduleVariable(Call, Module, *Ctx), *Ctx,
+                     context().userCode()))
     return;
   for (const DeviceFact &F : Flow.devicesOf(Device))
     if (F.Kind == api::DeviceKind::CUDA) {
