@@ -218,27 +218,46 @@ StepContext::gradOffInCallersElsewhere(const FunctionDecl *Function) {
   return Imports->GradOffInCallers.count(*Name) != 0;
 }
 
-bool StepContext::unitTrains() {
-  if (Trains)
-    return *Trains;
-  Trains = false;
+bool StepContext::unitCalls(
+    llvm::function_ref<bool(const CallExpr *)> Wanted) const {
   std::function<bool(const Stmt *)> Finds = [&](const Stmt *S) {
     if (!S)
       return false;
-    if (const auto *Call = dyn_cast<CallExpr>(S))
-      if (api::isBackwardCall(Call) || api::isOptimizerCall(Call))
-        return true;
-    for (const Stmt *Child : S->children())
-      if (Finds(Child))
-        return true;
-    return false;
+    if (const auto *Call = dyn_cast<CallExpr>(S); Call && Wanted(Call))
+      return true;
+    return llvm::any_of(S->children(), Finds);
   };
-  for (const FunctionDecl *FD : Index.definitions())
-    if (Finds(FD->getBody())) {
-      Trains = true;
-      break;
-    }
+  return llvm::any_of(Index.definitions(), [&](const FunctionDecl *FD) {
+    return Finds(FD->getBody());
+  });
+}
+
+bool StepContext::unitTrains() {
+  if (!Trains)
+    Trains = unitCalls([](const CallExpr *Call) {
+      return api::isBackwardCall(Call) || api::isOptimizerCall(Call);
+    });
   return *Trains;
+}
+
+bool StepContext::unitDecidesCudnnBenchmark() {
+  if (!DecidesCudnnBenchmark)
+    DecidesCudnnBenchmark = unitCalls([](const CallExpr *Call) {
+      const auto *Method =
+          dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+      return Method && Method->getIdentifier() &&
+             Method->getName() == "setBenchmarkCuDNN";
+    });
+  return *DecidesCudnnBenchmark;
+}
+
+std::optional<bool> StepContext::programDecidesCudnnBenchmark() {
+  if (unitDecidesCudnnBenchmark())
+    return true;
+  AskedCudnnBenchmark = true;
+  if (!Imports || !Imports->OthersDecideCudnnBenchmark)
+    return std::nullopt;
+  return *Imports->OthersDecideCudnnBenchmark;
 }
 
 std::optional<bool> StepContext::programTrains() {
@@ -319,6 +338,8 @@ void StepContext::summarize(UnitSummary &Into, GradModeFlow &Recording) {
   Into.AskedTraining = AskedTraining;
   Into.UsesCuda = unitCudaUse() != nullptr;
   Into.AskedCuda = AskedCuda;
+  Into.DecidesCudnnBenchmark = unitDecidesCudnnBenchmark();
+  Into.AskedCudnnBenchmark = AskedCudnnBenchmark;
 }
 
 } // namespace torchlint

@@ -98,6 +98,10 @@ public:
   /// This unit, or another of the same program, asks for CUDA; nullopt
   /// without the other units' summaries.
   std::optional<bool> programUsesCuda();
+  /// This unit, or another of the same program, sets cuDNN's benchmark mode
+  /// (`setBenchmarkCuDNN`, to either value); nullopt without the other
+  /// units' summaries.
+  std::optional<bool> programDecidesCudnnBenchmark();
 
   /// Adds what this unit tells the others: the step work of its functions,
   /// the functions of other units it calls (per step, and whether autograd
@@ -105,6 +109,10 @@ public:
   void summarize(UnitSummary &Into, GradModeFlow &Recording);
 
 private:
+  /// Some function of this unit makes a call Wanted accepts.
+  bool
+  unitCalls(llvm::function_ref<bool(const clang::CallExpr *)> Wanted) const;
+  bool unitDecidesCudnnBenchmark();
   StepWork findWork(const clang::Stmt *S, int Nesting);
   StepWork bodyWork(const clang::FunctionDecl *Definition);
   /// The step work of a call's callee, where its definition is in this unit
@@ -133,6 +141,8 @@ private:
   std::optional<bool> Trains;
   bool AskedCuda = false;
   std::optional<const clang::Stmt *> CudaUse;
+  std::optional<bool> DecidesCudnnBenchmark;
+  bool AskedCudnnBenchmark = false;
 };
 
 } // namespace torchlint

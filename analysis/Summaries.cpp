@@ -187,7 +187,8 @@ ImportedSummaries importsFor(size_t Self,
       Result.GradOffInCallers.insert(Name);
 
   // The program: the units connected to Self through the calls they make.
-  if (All[Self]->AskedTraining || All[Self]->AskedCuda) {
+  if (All[Self]->AskedTraining || All[Self]->AskedCuda ||
+      All[Self]->AskedCudnnBenchmark) {
     std::vector<size_t> Group(All.size());
     for (size_t I = 0; I < All.size(); ++I)
       Group[I] = I;
@@ -208,16 +209,19 @@ ImportedSummaries importsFor(size_t Self,
         if (std::optional<size_t> V = DefinerFor(U, Name))
           Group[Find(U)] = Find(*V);
     }
-    bool Trains = false, UsesCuda = false;
+    bool Trains = false, UsesCuda = false, DecidesCudnnBenchmark = false;
     for (size_t U = 0; U < All.size(); ++U) {
       bool Other = U != Self && All[U] && Find(U) == Find(Self);
       Trains |= Other && All[U]->Trains;
       UsesCuda |= Other && All[U]->UsesCuda;
+      DecidesCudnnBenchmark |= Other && All[U]->DecidesCudnnBenchmark;
     }
     if (All[Self]->AskedTraining)
       Result.OthersTrain = Trains;
     if (All[Self]->AskedCuda)
       Result.OthersUseCuda = UsesCuda;
+    if (All[Self]->AskedCudnnBenchmark)
+      Result.OthersDecideCudnnBenchmark = DecidesCudnnBenchmark;
   }
   return Result;
 }
@@ -412,7 +416,9 @@ nlohmann::json toJson(const UnitSummary &S) {
           {"trains", S.Trains},
           {"askedTraining", S.AskedTraining},
           {"usesCuda", S.UsesCuda},
-          {"askedCuda", S.AskedCuda}};
+          {"askedCuda", S.AskedCuda},
+          {"decidesCudnnBenchmark", S.DecidesCudnnBenchmark},
+          {"askedCudnnBenchmark", S.AskedCudnnBenchmark}};
 }
 
 nlohmann::json toJson(const ImportedSummaries &S) {
@@ -424,7 +430,11 @@ nlohmann::json toJson(const ImportedSummaries &S) {
           {"othersTrain", S.OthersTrain ? nlohmann::json(*S.OthersTrain)
                                         : nlohmann::json(nullptr)},
           {"othersUseCuda", S.OthersUseCuda ? nlohmann::json(*S.OthersUseCuda)
-                                            : nlohmann::json(nullptr)}};
+                                            : nlohmann::json(nullptr)},
+          {"othersDecideCudnnBenchmark",
+           S.OthersDecideCudnnBenchmark
+               ? nlohmann::json(*S.OthersDecideCudnnBenchmark)
+               : nlohmann::json(nullptr)}};
 }
 
 UnitSummary unitSummaryFromJson(const nlohmann::json &J) {
@@ -444,6 +454,8 @@ UnitSummary unitSummaryFromJson(const nlohmann::json &J) {
   S.AskedTraining = J.at("askedTraining").get<bool>();
   S.UsesCuda = J.at("usesCuda").get<bool>();
   S.AskedCuda = J.at("askedCuda").get<bool>();
+  S.DecidesCudnnBenchmark = J.at("decidesCudnnBenchmark").get<bool>();
+  S.AskedCudnnBenchmark = J.at("askedCudnnBenchmark").get<bool>();
   return S;
 }
 
@@ -458,6 +470,9 @@ ImportedSummaries importedSummariesFromJson(const nlohmann::json &J) {
     S.OthersTrain = J.at("othersTrain").get<bool>();
   if (!J.at("othersUseCuda").is_null())
     S.OthersUseCuda = J.at("othersUseCuda").get<bool>();
+  if (!J.at("othersDecideCudnnBenchmark").is_null())
+    S.OthersDecideCudnnBenchmark =
+        J.at("othersDecideCudnnBenchmark").get<bool>();
   return S;
 }
 

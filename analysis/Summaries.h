@@ -159,6 +159,10 @@ struct UnitSummary {
   bool UsesCuda = false;
   /// Whether the rest of the program does.
   bool AskedCuda = false;
+  /// The unit sets cuDNN's benchmark mode, to either value.
+  bool DecidesCudnnBenchmark = false;
+  /// Whether the rest of the program does.
+  bool AskedCudnnBenchmark = false;
 };
 
 /// What a unit is given of the others' summaries: only what it asked for.
@@ -183,17 +187,21 @@ struct ImportedSummaries {
   std::optional<bool> OthersTrain;
   /// Whether a unit of the same program asks for CUDA; only when asked.
   std::optional<bool> OthersUseCuda;
+  /// Whether a unit of the same program sets cuDNN's benchmark mode; only
+  /// when asked.
+  std::optional<bool> OthersDecideCudnnBenchmark;
 
   bool empty() const {
     return Callers.empty() && Returns.empty() && Work.empty() &&
            CalledPerStep.empty() && GradOffInCallers.empty() && !OthersTrain &&
-           !OthersUseCuda;
+           !OthersUseCuda && !OthersDecideCudnnBenchmark;
   }
   bool operator==(const ImportedSummaries &O) const {
     return Callers == O.Callers && Returns == O.Returns && Work == O.Work &&
            CalledPerStep == O.CalledPerStep &&
            GradOffInCallers == O.GradOffInCallers &&
-           OthersTrain == O.OthersTrain && OthersUseCuda == O.OthersUseCuda;
+           OthersTrain == O.OthersTrain && OthersUseCuda == O.OthersUseCuda &&
+           OthersDecideCudnnBenchmark == O.OthersDecideCudnnBenchmark;
   }
   bool operator!=(const ImportedSummaries &O) const { return !(*this == O); }
 };

@@ -6,6 +6,7 @@
 #include "analysis/EnclosingBlocks.h"
 #include "analysis/Loops.h"
 #include "analysis/ModuleLayers.h"
+#include "analysis/StepContext.h"
 #include "core/UserCode.h"
 #include "matchers/Matchers.h"
 #include "matchers/TorchApi.h"
@@ -72,10 +73,6 @@ constexpr llvm::StringLiteral Enable =
 void CudnnBenchmarkOffCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       cxxMemberCallExpr(callee(cxxMethodDecl(hasName("to")))).bind("moved"),
-      this);
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("setBenchmarkCuDNN"))))
-          .bind("setting"),
       this);
   Finder->addMatcher(
       callExpr(callee(functionDecl(hasAnyName("randn", "rand", "zeros", "ones",
@@ -204,10 +201,6 @@ bool runsOnceInMain(const VarDecl *Module, ASTContext &Ctx,
 void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
   Ctx = Result.Context;
   const SourceManager &SM = Ctx->getSourceManager();
-  if (Result.Nodes.getNodeAs<CXXMemberCallExpr>("setting")) {
-    Decided = true;
-    return;
-  }
   if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("sized")) {
     if (VaryingSizes)
       return;
@@ -265,14 +258,15 @@ void CudnnBenchmarkOffCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void CudnnBenchmarkOffCheck::onEndOfTranslationUnit() {
-  if (!Decided && !VaryingSizes && Ctx)
+  // The setting is the program's: any unit of it may make it.
+  if (!VaryingSizes && Ctx && !Moves.empty() &&
+      context().stepContext(*Ctx).programDecidesCudnnBenchmark() != true)
     for (const CallExpr *Moved : Moves)
       reportAt(Moved);
   Moves.clear();
   Choices.clear();
   FirstInput = nullptr;
   VaryingSizes = nullptr;
-  Decided = false;
 }
 
 void CudnnBenchmarkOffCheck::reportAt(const CallExpr *Moved) {

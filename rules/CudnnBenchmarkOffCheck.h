@@ -45,8 +45,6 @@ private:
   llvm::DenseSet<const void *> Choices;
   /// The first call of a module with convolutions: its input, for the recipe.
   const clang::Expr *FirstInput = nullptr;
-  /// setBenchmarkCuDNN is called somewhere, with whatever value.
-  bool Decided = false;
   /// A tensor's sizes visibly change from one iteration to the next.
   const clang::Expr *VaryingSizes = nullptr;
 };

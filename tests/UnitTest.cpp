@@ -1201,6 +1201,8 @@ TEST(Summaries, SurviveJson) {
   S.AskedTraining = true;
   S.UsesCuda = true;
   S.AskedCuda = true;
+  S.DecidesCudnnBenchmark = true;
+  S.AskedCudnnBenchmark = true;
   UnitSummary Back = unitSummaryFromJson(toJson(S));
   EXPECT_EQ(Back.Passes, S.Passes);
   EXPECT_EQ(Back.Returns, S.Returns);
@@ -1217,6 +1219,8 @@ TEST(Summaries, SurviveJson) {
   EXPECT_EQ(Back.AskedTraining, S.AskedTraining);
   EXPECT_EQ(Back.UsesCuda, S.UsesCuda);
   EXPECT_EQ(Back.AskedCuda, S.AskedCuda);
+  EXPECT_EQ(Back.DecidesCudnnBenchmark, S.DecidesCudnnBenchmark);
+  EXPECT_EQ(Back.AskedCudnnBenchmark, S.AskedCudnnBenchmark);
   ImportedSummaries I;
   I.Callers = S.Passes;
   I.Returns = S.Returns;
@@ -1225,6 +1229,7 @@ TEST(Summaries, SurviveJson) {
   I.GradOffInCallers = {"_Z1jv"};
   I.OthersTrain = false;
   I.OthersUseCuda = true;
+  I.OthersDecideCudnnBenchmark = false;
   EXPECT_EQ(importedSummariesFromJson(toJson(I)), I);
   nlohmann::json Bad = toJson(S);
   Bad["passes"]["_Z1fN3c106DeviceE"][0][0]["kind"] = 99;
@@ -1293,6 +1298,15 @@ TEST(Summaries, StepFactsCrossAnyNumberOfUnits) {
   ASSERT_TRUE(importsFor(4, All, Files).OthersUseCuda.has_value());
   EXPECT_FALSE(*importsFor(4, All, Files).OthersUseCuda);
   EXPECT_FALSE(importsFor(1, All, Files).OthersUseCuda.has_value());
+
+  // So is cuDNN's benchmark mode, set in one unit for the whole program.
+  Main.DecidesCudnnBenchmark = true;
+  Detector.AskedCudnnBenchmark = true;
+  Trainer.AskedCudnnBenchmark = true;
+  EXPECT_TRUE(
+      importsFor(1, All, Files).OthersDecideCudnnBenchmark.value_or(false));
+  EXPECT_FALSE(
+      importsFor(4, All, Files).OthersDecideCudnnBenchmark.value_or(true));
 }
 
 // Training in the loops of a function called outside a loop, and a forward

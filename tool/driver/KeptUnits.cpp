@@ -179,7 +179,8 @@ bool FirstRoundListeners::mayBeTold(size_t I,
   auto DefinedByOneToCome = [&](const std::string &F) {
     return definedByOneToCome(I, F);
   };
-  if ((Summary->AskedTraining || Summary->AskedCuda) &&
+  if ((Summary->AskedTraining || Summary->AskedCuda ||
+       Summary->AskedCudnnBenchmark) &&
       std::find(Done.begin(), Done.end(), false) != Done.end())
     return true;
   return llvm::any_of(Summary->AskedCallers, CalledByOneToCome) ||
