@@ -121,10 +121,10 @@ void CpuTensorThenMovedCheck::check(const MatchFinder::MatchResult &Result) {
 
   StepContext &Steps = context().stepContext(Ctx);
   Repetition Repeated = repetitionOf(Call, Flow, &Steps);
-  // In an epoch's loop, around the loop over the batches: once per epoch,
-  // a cost as small as a copy made once.
-  bool PerEpoch = Repeated.Loop && !Repeated.Call &&
-                  Steps.roleOf(Repeated.Loop) == LoopRole::Epoch;
+  // In an epoch's loop, around the loop over the batches, or in a function
+  // such a loop calls: once per epoch, a cost as small as a copy made once.
+  bool PerEpoch =
+      Repeated.Loop && Steps.roleOf(Repeated.Loop) == LoopRole::Epoch;
   // Made once, the fill and the copy are start-up work of a few
   // microseconds (a buffer made in a constructor, a warm-up input): not
   // worth a word. Nor, once per epoch, a copy to a device nothing names.
