@@ -18,6 +18,7 @@ label file, per repository, per rule, and the totals over every file.
 import json
 import os
 import sys
+import urllib.parse
 from collections import defaultdict
 
 out, label_paths = sys.argv[1], sys.argv[2:]
@@ -50,9 +51,16 @@ def files_list(labels_path):
     return path if path != labels_path and os.path.isfile(path) else None
 
 
+def same_file(uri, path):
+    """The finding's file is the labelled one: the whole path, not a suffix
+    of a file name (`main.cpp` is not `inference_main.cpp`)."""
+    uri = urllib.parse.unquote(uri)
+    return uri == path or uri.endswith("/" + path)
+
+
 def findings_in(repo, path):
     return [hit for (r_repo, uri), hits in found.items()
-            if r_repo == repo and uri.endswith(path) for hit in hits]
+            if r_repo == repo and same_file(uri, path) for hit in hits]
 
 
 class Counts:
