@@ -195,6 +195,7 @@ ImportedSummaries importsFor(size_t Self,
     std::function<size_t(size_t)> Find = [&](size_t I) {
       return Group[I] == I ? I : Group[I] = Find(Group[I]);
     };
+    std::vector<std::vector<size_t>> Callees(All.size());
     for (size_t U = 0; U < All.size(); ++U) {
       if (!All[U])
         continue;
@@ -206,8 +207,10 @@ ImportedSummaries importsFor(size_t Self,
         for (const UnitSummary::OutCall &Call : Calls)
           Named.insert(Call.Callee);
       for (const std::string &Name : Named)
-        if (std::optional<size_t> V = DefinerFor(U, Name))
+        if (std::optional<size_t> V = DefinerFor(U, Name)) {
           Group[Find(U)] = Find(*V);
+          Callees[U].push_back(*V);
+        }
     }
     bool Trains = false, UsesCuda = false, DecidesCudnnBenchmark = false;
     for (size_t U = 0; U < All.size(); ++U) {
@@ -215,6 +218,37 @@ ImportedSummaries importsFor(size_t Self,
       Trains |= Other && All[U]->Trains;
       UsesCuda |= Other && All[U]->UsesCuda;
       DecidesCudnnBenchmark |= Other && All[U]->DecidesCudnnBenchmark;
+    }
+    // A process-wide setting holds for the executable whose main makes it,
+    // through the units that main reaches; a repository often builds several
+    // (training, inference) on shared units. Where mains reach Self, each of
+    // them must reach a unit that makes it; else the connected units tell.
+    if (All[Self]->AskedCudnnBenchmark) {
+      bool Reached = false, EveryMainDecides = true;
+      for (size_t Main = 0; Main < All.size(); ++Main) {
+        if (!All[Main] || !All[Main]->Defines.count("main"))
+          continue;
+        std::vector<bool> Seen(All.size());
+        std::vector<size_t> Work = {Main};
+        Seen[Main] = true;
+        bool Decides = false;
+        while (!Work.empty()) {
+          size_t U = Work.back();
+          Work.pop_back();
+          Decides |= U != Self && All[U]->DecidesCudnnBenchmark;
+          for (size_t V : Callees[U])
+            if (!Seen[V]) {
+              Seen[V] = true;
+              Work.push_back(V);
+            }
+        }
+        if (!Seen[Self])
+          continue;
+        Reached = true;
+        EveryMainDecides &= Decides;
+      }
+      if (Reached)
+        DecidesCudnnBenchmark = EveryMainDecides;
     }
     if (All[Self]->AskedTraining)
       Result.OthersTrain = Trains;

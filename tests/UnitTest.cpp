@@ -1309,6 +1309,37 @@ TEST(Summaries, StepFactsCrossAnyNumberOfUnits) {
       importsFor(4, All, Files).OthersDecideCudnnBenchmark.value_or(true));
 }
 
+// cuDNN's benchmark mode, set by one executable's main: it holds for the
+// units that main reaches, not for another executable built on the same
+// units. A unit both reach is told it is decided only if both decide.
+TEST(Summaries, CudnnBenchmarkHoldsForTheMainThatSetsIt) {
+  using Grad = UnitSummary::OutCall::Grad;
+  UnitSummary Train, Infer, Model, Trainer;
+  Train.Defines = {"main"};
+  Train.CallsOut["main"] = {{"fit", false, Grad::On}};
+  Train.DecidesCudnnBenchmark = true;
+  Trainer.Defines = {"fit"};
+  Trainer.CallsOut["fit"] = {{"build", false, Grad::On}};
+  Trainer.AskedCudnnBenchmark = true;
+  Infer.Defines = {"main"};
+  Infer.CallsOut["main"] = {{"build", false, Grad::Off}};
+  Infer.AskedCudnnBenchmark = true;
+  Model.Defines = {"build"};
+  Model.AskedCudnnBenchmark = true;
+  std::vector<const UnitSummary *> All = {&Train, &Infer, &Model, &Trainer};
+  std::vector<std::string> Files = {"/p/train.cpp", "/p/infer.cpp",
+                                    "/p/model.cpp", "/p/trainer.cpp"};
+  EXPECT_TRUE(
+      importsFor(3, All, Files).OthersDecideCudnnBenchmark.value_or(false));
+  EXPECT_FALSE(
+      importsFor(1, All, Files).OthersDecideCudnnBenchmark.value_or(true));
+  EXPECT_FALSE(
+      importsFor(2, All, Files).OthersDecideCudnnBenchmark.value_or(true));
+  Infer.DecidesCudnnBenchmark = true;
+  EXPECT_TRUE(
+      importsFor(2, All, Files).OthersDecideCudnnBenchmark.value_or(false));
+}
+
 // Training in the loops of a function called outside a loop, and a forward
 // pass of its own: a call of it is a round of training steps (a PPO update),
 // which the caller's loop learns across units to tell from one step.
