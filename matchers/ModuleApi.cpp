@@ -455,9 +455,12 @@ const Expr *calledModule(const Expr *Call) {
     if (!MD || !MD->getDeclName().isIdentifier())
       return nullptr;
     const Expr *Object = withoutArrow(Member->getImplicitObjectArgument());
+    // AnyModule holds a module of a type known only where it was stored (a
+    // projection, a criterion chosen by configuration): its forward runs it.
     if (MD->getName() == "forward")
       return isModuleClass(MD->getParent()) ||
-                     isScriptModuleClass(MD->getParent())
+                     isScriptModuleClass(MD->getParent()) ||
+                     hasQualifiedName(MD->getParent(), "torch::nn::AnyModule")
                  ? Object
                  : nullptr;
     // run_method is torch::jit::Object's, which a TorchScript module is.

@@ -194,7 +194,8 @@ bool isCloneableClass(const clang::CXXRecordDecl *RD);
 bool isOptimizerCall(const clang::CallExpr *Call);
 /// `model` for `model->`, which holders and shared_ptrs are accessed through.
 const clang::Expr *withoutArrow(const clang::Expr *E);
-/// A call that runs a module: module->forward(...), module(...); for a
+/// A call that runs a module: module->forward(...), module(...), an
+/// AnyModule's forward(...); for a
 /// TorchScript module, module.forward(inputs), module.run_method("forward",
 /// x) and module.get_method("forward")(inputs).
 bool isModuleCall(const clang::Expr *E);
