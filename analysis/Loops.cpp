@@ -325,6 +325,90 @@ bool decidesControlFlow(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
   });
 }
 
+namespace {
+/// Statement B ends Loop when it runs: a break out of it (none of the loops
+/// or switches between If and Loop catch it), a return or a goto, or a
+/// block that ends in one. A throw is an error, not how the loop ends.
+bool leavesLoop(const Stmt *B, const IfStmt *If, const Stmt *Loop,
+                ASTContext &Ctx) {
+  if (const auto *Block = dyn_cast_or_null<CompoundStmt>(B))
+    B = Block->body_empty() ? nullptr : Block->body_back();
+  if (!B)
+    return false;
+  if (isa<ReturnStmt>(B) || isa<GotoStmt>(B))
+    return true;
+  if (!isa<BreakStmt>(B))
+    return false;
+  return !walkUpTo(If, Loop, Ctx, [&](const Stmt *Parent, const Stmt *) {
+    return Parent != Loop &&
+           (isa<ForStmt>(Parent) || isa<WhileStmt>(Parent) ||
+            isa<DoStmt>(Parent) || isa<CXXForRangeStmt>(Parent) ||
+            isa<SwitchStmt>(Parent));
+  });
+}
+
+/// The condition that directly holds S (through operators and casts, not
+/// through a nested statement), and the statement it is the condition of.
+const Stmt *conditionOwner(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
+  const Stmt *Owner = nullptr;
+  walkUpTo(S, Loop, Ctx, [&](const Stmt *Parent, const Stmt *Child) {
+    if (const auto *If = dyn_cast<IfStmt>(Parent))
+      Owner = Child == If->getCond() ? Parent : nullptr;
+    else if (const auto *While = dyn_cast<WhileStmt>(Parent))
+      Owner = Child == While->getCond() ? Parent : nullptr;
+    else if (const auto *Do = dyn_cast<DoStmt>(Parent))
+      Owner = Child == Do->getCond() ? Parent : nullptr;
+    else if (const auto *For = dyn_cast<ForStmt>(Parent))
+      Owner = Child == For->getCond() ? Parent : nullptr;
+    else if (isa<Expr>(Parent))
+      return false;
+    return true;
+  });
+  return Owner;
+}
+} // namespace
+
+bool decidesLoopExit(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
+  if (!Loop)
+    return false;
+  auto Decides = [&](const Stmt *Use) {
+    const Stmt *Owner = conditionOwner(Use, Loop, Ctx);
+    if (!Owner)
+      return false;
+    if (Owner == Loop)
+      return true;
+    const auto *If = dyn_cast<IfStmt>(Owner);
+    return If && (leavesLoop(If->getThen(), If, Loop, Ctx) ||
+                  leavesLoop(If->getElse(), If, Loop, Ctx));
+  };
+  if (Decides(S))
+    return true;
+  // `auto token = next.item<int64_t>(); if (token == eos) break;`
+  const VarDecl *Held = nullptr;
+  walkUpTo(S, Loop, Ctx, [&](const Stmt *Parent, const Stmt *) {
+    if (const auto *Decl = dyn_cast<DeclStmt>(Parent)) {
+      if (Decl->isSingleDecl())
+        Held = dyn_cast<VarDecl>(Decl->getSingleDecl());
+      return true;
+    }
+    return !isa<Expr>(Parent);
+  });
+  if (!Held)
+    return false;
+  struct Uses : RecursiveASTVisitor<Uses> {
+    const VarDecl *Var;
+    llvm::SmallVector<const DeclRefExpr *, 4> Found;
+    bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+      if (Ref->getDecl() == Var)
+        Found.push_back(Ref);
+      return true;
+    }
+  } Search;
+  Search.Var = Held;
+  Search.TraverseStmt(const_cast<Stmt *>(Loop));
+  return llvm::any_of(Search.Found, Decides);
+}
+
 const clang::Stmt *stepOf(const Repetition &Repeated, const clang::Stmt *S,
                           DeviceFlow &Flow) {
   if (Repeated.Loop && !Repeated.Call)

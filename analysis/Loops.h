@@ -103,6 +103,13 @@ bool inPeriodicBranch(const clang::Stmt *S, const clang::Stmt *Loop,
 bool decidesControlFlow(const clang::Stmt *S, const clang::Stmt *Loop,
                         clang::ASTContext &Ctx);
 
+/// S's value decides whether Loop goes on: it is Loop's condition, or the
+/// condition of a branch that leaves Loop (break, return, goto), directly or
+/// through a variable it initializes. A loop that decodes until an end token
+/// or iterates until it converges cannot run its next iteration without it.
+bool decidesLoopExit(const clang::Stmt *S, const clang::Stmt *Loop,
+                     clang::ASTContext &Ctx);
+
 } // namespace torchlint
 
 #endif // TORCHLINT_ANALYSIS_LOOPS_H

@@ -224,6 +224,12 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (inPeriodicBranch(Site, Local, Ctx))
     return;
 
+  // The test that ends a loop which decodes until an end token, or iterates
+  // until it converges: its next iteration cannot start without the value.
+  if (const Stmt *Nearest = enclosingLoop(Site, Ctx);
+      Nearest && decidesLoopExit(Site, Nearest, Ctx))
+    return;
+
   // One copy of an inference step's result is what the step is for: in the
   // step loop's body, or in the body of a function called once per step.
   const FunctionDecl *Function = Flow.index().enclosingFunction(Site);

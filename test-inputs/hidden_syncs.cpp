@@ -33,7 +33,7 @@ void train(torch::nn::Linear &model, torch::Device device) {
     torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0); // expect: torch-sync-in-loop [warning] "'clip_grad_norm_(model->parameters())' waits"
     optimizer.step();
     if (torch::equal(labels, labels.flip(0))) // expect: torch-sync-in-loop [note] "'equal(labels)' waits for the GPU"
-      break;
+      std::cout << "a palindrome of labels\n";
     std::cout << picked.numel() + rows.size(0) + kinds.size(0) << "\n";
   }
 }

@@ -1,6 +1,8 @@
 // torch-sync-in-loop: the host waits for the GPU on every step. Syncs in a
 // logging interval, once per epoch, on CPU tensors or in CPU-only code are
-// fine; a value that steers every step (early stop, NaN abort) is a note.
+// fine; a value that steers every step (a NaN abort) is a note, and the test
+// that ends the loop (early stop, the end token of a decoder) is none: the
+// next iteration cannot start without it.
 #include <torch/torch.h>
 
 #include <cmath>
@@ -56,7 +58,8 @@ void train(torch::nn::Linear &model, torch::Device device) {
     auto predictions = output.argmax(1).cpu(); // expect: torch-sync-in-loop
     auto host_output = output.to(torch::kCPU); // expect: torch-sync-in-loop
     torch::cuda::synchronize(); // expect: torch-sync-in-loop
-    if (loss.item<float>() < 0.01f) // expect: torch-sync-in-loop
+    // The loop's own exit test: the next step cannot start without it.
+    if (loss.item<float>() < 0.01f)
       break;
     if (std::isnan(loss.item<float>())) // expect: torch-sync-in-loop
       std::abort();
@@ -248,6 +251,29 @@ void variable_length_clips(torch::Device device) {
   }
 }
 
+// Greedy decoding: whether to run the model again depends on the token it
+// gave; the read of each token is the loop's exit test. The score added up
+// in the same iteration is a second wait.
+std::vector<int64_t> greedy_decode(torch::nn::Linear &model,
+                                   torch::Device device) {
+  torch::NoGradGuard no_grad;
+  auto state = torch::zeros({1, 16}, torch::TensorOptions().device(device));
+  std::vector<int64_t> tokens;
+  float score = 0;
+  for (int position = 0; position < 32; ++position) {
+    auto logits = model(state);
+    auto best = logits.max(1);
+    score += std::get<0>(best).item<float>(); // expect: torch-sync-in-loop [warning] "'std::get<0>(best).item()' waits for the GPU on every iteration"
+    int64_t token = std::get<1>(best).item<int64_t>();
+    if (token == 0)
+      break;
+    tokens.push_back(token);
+    state = state.roll(1, 1);
+  }
+  std::cout << score << "\n";
+  return tokens;
+}
+
 int main() {
   torch::Device device = pick_device();
   torch::nn::Linear model(16, 4);
@@ -266,4 +292,5 @@ int main() {
   not_a_training_loop(model, device);
   synced_after_the_loop(model, device);
   variable_length_clips(device);
+  greedy_decode(model, device);
 }
