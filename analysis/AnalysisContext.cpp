@@ -13,7 +13,9 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 
@@ -109,8 +111,33 @@ StepContext &AnalysisContext::stepContext(ASTContext &Ctx) {
 }
 
 UnitSummary AnalysisContext::summarize(ASTContext &Ctx) {
-  UnitSummary Summary = deviceFlow(Ctx).summarize();
+  DeviceFlow &Flow = deviceFlow(Ctx);
+  UnitSummary Summary = Flow.summarize();
   stepContext(Ctx).summarize(Summary, gradModeFlow(Ctx));
+  // The virtual methods its summarized methods override, each base once
+  // (one override may reach another's base through several paths).
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const FunctionDecl *FD : Flow.index().definitions()) {
+    const auto *Method = dyn_cast<CXXMethodDecl>(FD);
+    if (!Method || !Method->isVirtual() ||
+        !SM.isInMainFile(Method->getLocation()))
+      continue;
+    std::optional<std::string> Name = Flow.linkName(Method);
+    if (!Name || !Summary.Defines.count(*Name))
+      continue;
+    llvm::SmallVector<const CXXMethodDecl *, 4> Bases(
+        Method->overridden_methods());
+    llvm::SmallPtrSet<const CXXMethodDecl *, 4> Seen;
+    while (!Bases.empty()) {
+      const CXXMethodDecl *Base = Bases.pop_back_val();
+      if (!Seen.insert(Base->getCanonicalDecl()).second)
+        continue;
+      if (std::optional<std::string> BaseName = Flow.linkName(Base))
+        Summary.Overrides[*BaseName].insert(*Name);
+      Bases.append(Base->overridden_methods().begin(),
+                   Base->overridden_methods().end());
+    }
+  }
   return Summary;
 }
 

@@ -103,6 +103,13 @@ FactSet DeviceFlow::paramFacts(const ParmVarDecl *Param) {
       FD ? Index.callSites(FD) : std::nullopt;
   std::optional<FactSet> Imported =
       Sites ? importedCallerFacts(Param) : std::nullopt;
+  // A virtual method is also called through its bases, in any unit: where
+  // the program's summaries tell those calls, the calls seen here add to
+  // them.
+  if (const auto *Method = dyn_cast_or_null<CXXMethodDecl>(FD);
+      !Sites && Method && Method->isVirtual())
+    if ((Imported = importedCallerFacts(Param)))
+      Sites = Index.seenCalls(FD);
   if (Sites && Sites->empty() && Imported)
     return ParamCache[Param] = *Imported;
   if (!Sites || Sites->empty()) {

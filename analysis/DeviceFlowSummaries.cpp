@@ -377,6 +377,10 @@ UnitSummary DeviceFlow::summarize() {
       continue;
     std::optional<std::string> Name = linkName(Callee);
     std::optional<llvm::ArrayRef<CallSite>> Sites = Index.callSites(Callee);
+    // What this unit passes to a virtual method, whichever override runs.
+    if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+        !Sites && Method && Method->isVirtual())
+      Sites = Index.seenCalls(Callee);
     if (!Name || !Sites)
       continue;
     std::vector<RemoteFacts> Passed(Callee->getNumParams());

@@ -35,6 +35,29 @@ void mergeRemoteFacts(RemoteFacts &Into, const RemoteFacts &From) {
   Into.erase(std::unique(Into.begin(), Into.end()), Into.end());
 }
 
+namespace {
+/// What one of several functions a call may run returns: from the
+/// parameters either does, any device of theirs; an argument one fills and
+/// another leaves is filled or left as passed.
+void joinReturns(ReturnSummary &Into, const ReturnSummary &From) {
+  Into.FromParameters.insert(From.FromParameters.begin(),
+                             From.FromParameters.end());
+  mergeRemoteFacts(Into.Facts, From.Facts);
+  for (auto &[Position, Filled] : Into.Fills)
+    if (!From.Fills.count(Position))
+      Filled.KeepsGiven = true;
+  for (const auto &[Position, Filled] : From.Fills) {
+    auto [It, New] = Into.Fills.try_emplace(Position, Filled);
+    if (New) {
+      It->second.KeepsGiven = true;
+      continue;
+    }
+    mergeRemoteFacts(It->second.Facts, Filled.Facts);
+    It->second.KeepsGiven |= Filled.KeepsGiven;
+  }
+}
+} // namespace
+
 size_t sharedFolders(const std::string &A, const std::string &B) {
   size_t Shared = 0;
   for (size_t I = 0; I < A.size() && I < B.size() && A[I] == B[I]; ++I)
@@ -65,32 +88,70 @@ ImportedSummaries importsFor(size_t Self,
     }
     return Best;
   };
-  for (const std::string &Name : All[Self]->AskedReturns)
-    if (std::optional<size_t> Definer = DefinerFor(Self, Name))
-      if (auto It = All[*Definer]->Returns.find(Name);
-          It != All[*Definer]->Returns.end())
-        Result.Returns[Name] = It->second;
+  using Key = std::pair<size_t, std::string>; // definer, function
+  // What a call of Name from unit Caller may run: the definition it resolves
+  // to and, for a virtual method, each override of it (in any unit, the
+  // caller's own included: its call of the base does not reach them).
+  auto TargetsOf = [&](size_t Caller, const std::string &Name) {
+    std::vector<Key> Targets;
+    if (std::optional<size_t> Definer = DefinerFor(Caller, Name))
+      Targets.push_back({*Definer, Name});
+    for (size_t Unit = 0; Unit < All.size(); ++Unit)
+      if (All[Unit])
+        if (auto It = All[Unit]->Overrides.find(Name);
+            It != All[Unit]->Overrides.end())
+          for (const std::string &Override : It->second)
+            Targets.push_back({Unit, Override});
+    return Targets;
+  };
+  // The names through which unit Caller calls Name of unit Definer: Name
+  // itself where it resolves there, and the methods Name overrides.
+  auto CalledAs = [&](size_t Caller, size_t Definer, const std::string &Name) {
+    std::vector<std::string> Names;
+    if (Caller != Definer && DefinerFor(Caller, Name) == Definer)
+      Names.push_back(Name);
+    for (const auto &[Base, Overrides] : All[Definer]->Overrides)
+      if (Overrides.count(Name))
+        Names.push_back(Base);
+    return Names;
+  };
+
+  for (const std::string &Name : All[Self]->AskedReturns) {
+    std::optional<ReturnSummary> Joined;
+    for (const auto &[Unit, Target] : TargetsOf(Self, Name)) {
+      auto It = All[Unit]->Returns.find(Target);
+      if (It == All[Unit]->Returns.end())
+        continue;
+      if (Joined)
+        joinReturns(*Joined, It->second);
+      else
+        Joined = It->second;
+    }
+    if (Joined)
+      Result.Returns[Name] = std::move(*Joined);
+  }
   for (const std::string &Name : All[Self]->AskedCallers) {
     std::vector<RemoteFacts> Passed;
     bool Called = false;
     for (size_t Caller = 0; Caller < All.size(); ++Caller) {
-      if (Caller == Self || !All[Caller])
+      if (!All[Caller])
         continue;
-      auto It = All[Caller]->Passes.find(Name);
-      if (It == All[Caller]->Passes.end() || DefinerFor(Caller, Name) != Self)
-        continue;
-      Called = true;
-      if (Passed.size() < It->second.size())
-        Passed.resize(It->second.size());
-      for (size_t I = 0; I < It->second.size(); ++I)
-        mergeRemoteFacts(Passed[I], It->second[I]);
+      for (const std::string &Callee : CalledAs(Caller, Self, Name)) {
+        auto It = All[Caller]->Passes.find(Callee);
+        if (It == All[Caller]->Passes.end())
+          continue;
+        Called = true;
+        if (Passed.size() < It->second.size())
+          Passed.resize(It->second.size());
+        for (size_t I = 0; I < It->second.size(); ++I)
+          mergeRemoteFacts(Passed[I], It->second[I]);
+      }
     }
     if (Called)
       Result.Callers[Name] = std::move(Passed);
   }
   // Step work and per-step calls follow the units' calls into each other,
   // each call resolved from the unit that makes it.
-  using Key = std::pair<size_t, std::string>; // definer, function
   std::map<Key, StepWork> Work;
   std::set<Key> Visiting;
   std::function<StepWork(size_t, const std::string &)> WorkOf =
@@ -106,16 +167,19 @@ ImportedSummaries importsFor(size_t Self,
         if (auto It = All[Unit]->CallsOut.find(Name);
             It != All[Unit]->CallsOut.end())
           for (const UnitSummary::OutCall &Call : It->second)
-            if (std::optional<size_t> Callee = DefinerFor(Unit, Call.Callee))
-              What.add(WorkOf(*Callee, Call.Callee), Call.InLoop);
+            for (const auto &[Callee, Target] : TargetsOf(Unit, Call.Callee))
+              What.add(WorkOf(Callee, Target), Call.InLoop);
         Visiting.erase(K);
         Work[K] = What;
         return What;
       };
-  for (const std::string &Name : All[Self]->AskedWork)
-    if (std::optional<size_t> Definer = DefinerFor(Self, Name))
-      if (StepWork What = WorkOf(*Definer, Name); !What.none())
-        Result.Work[Name] = What;
+  for (const std::string &Name : All[Self]->AskedWork) {
+    StepWork What;
+    for (const auto &[Definer, Target] : TargetsOf(Self, Name))
+      What.add(WorkOf(Definer, Target), /*Nested=*/false);
+    if (!What.none())
+      Result.Work[Name] = What;
+  }
 
   std::map<Key, bool> PerStep;
   std::function<bool(size_t, const std::string &)> RunsPerStep =
@@ -127,22 +191,25 @@ ImportedSummaries importsFor(size_t Self,
           return false;
         bool Found = false;
         for (size_t Caller = 0; Caller < All.size() && !Found; ++Caller) {
-          if (Caller == Definer || !All[Caller] ||
-              DefinerFor(Caller, Name) != Definer)
+          if (!All[Caller])
             continue;
-          if (All[Caller]->CallsPerStep.count(Name)) {
-            Found = true;
-            break;
-          }
-          for (const auto &[From, Calls] : All[Caller]->CallsOut)
-            if (llvm::any_of(Calls,
-                             [&](const UnitSummary::OutCall &Call) {
-                               return Call.Callee == Name;
-                             }) &&
-                RunsPerStep(Caller, From)) {
+          for (const std::string &Callee : CalledAs(Caller, Definer, Name)) {
+            if (All[Caller]->CallsPerStep.count(Callee)) {
               Found = true;
               break;
             }
+            for (const auto &[From, Calls] : All[Caller]->CallsOut)
+              if (llvm::any_of(Calls,
+                               [&](const UnitSummary::OutCall &Call) {
+                                 return Call.Callee == Callee;
+                               }) &&
+                  RunsPerStep(Caller, From)) {
+                Found = true;
+                break;
+              }
+            if (Found)
+              break;
+          }
         }
         Visiting.erase(K);
         PerStep[K] = Found;
@@ -164,12 +231,12 @@ ImportedSummaries importsFor(size_t Self,
           return false;
         bool Called = false, Off = true;
         for (size_t Caller = 0; Caller < All.size() && Off; ++Caller) {
-          if (Caller == Definer || !All[Caller] ||
-              DefinerFor(Caller, Name) != Definer)
+          if (!All[Caller])
             continue;
+          std::vector<std::string> Callees = CalledAs(Caller, Definer, Name);
           for (const auto &[From, Calls] : All[Caller]->CallsOut)
             for (const UnitSummary::OutCall &Call : Calls) {
-              if (Call.Callee != Name)
+              if (!llvm::is_contained(Callees, Call.Callee))
                 continue;
               Called = true;
               using Grad = UnitSummary::OutCall::Grad;
@@ -207,9 +274,9 @@ ImportedSummaries importsFor(size_t Self,
         for (const UnitSummary::OutCall &Call : Calls)
           Named.insert(Call.Callee);
       for (const std::string &Name : Named)
-        if (std::optional<size_t> V = DefinerFor(U, Name)) {
-          Group[Find(U)] = Find(*V);
-          Callees[U].push_back(*V);
+        for (const auto &[V, Target] : TargetsOf(U, Name)) {
+          Group[Find(U)] = Find(V);
+          Callees[U].push_back(V);
         }
     }
     bool Trains = false, UsesCuda = false, DecidesCudnnBenchmark = false;
@@ -439,6 +506,7 @@ nlohmann::json toJson(const UnitSummary &S) {
   return {{"passes", passesToJson(S.Passes)},
           {"returns", returnsToJson(S.Returns)},
           {"defines", S.Defines},
+          {"overrides", S.Overrides},
           {"work", workToJson(S.Work)},
           {"callsOut", callsOutToJson(S.CallsOut)},
           {"callsPerStep", S.CallsPerStep},
@@ -476,6 +544,8 @@ UnitSummary unitSummaryFromJson(const nlohmann::json &J) {
   S.Passes = passesFromJson(J.at("passes"));
   S.Returns = returnsFromJson(J.at("returns"));
   S.Defines = J.at("defines").get<std::set<std::string>>();
+  S.Overrides =
+      J.at("overrides").get<std::map<std::string, std::set<std::string>>>();
   S.Work = workFromJson(J.at("work"));
   S.CallsOut = callsOutFromJson(J.at("callsOut"));
   S.CallsPerStep = J.at("callsPerStep").get<std::set<std::string>>();

@@ -115,6 +115,9 @@ struct UnitSummary {
   /// The functions it defines that take or return a device, a tensor or a
   /// module: which unit a call resolves to.
   std::set<std::string> Defines;
+  /// For each virtual method that methods it defines override (declared in
+  /// any unit): those methods. A call through the base may run any of them.
+  std::map<std::string, std::set<std::string>> Overrides;
   /// For the functions it defines that do step work: what they do, as far
   /// as this unit sees (their bodies, and the functions of this unit they
   /// call).
@@ -218,7 +221,9 @@ size_t sharedFolders(const std::string &A, const std::string &B);
 /// a function of the same name (a train() per example): a call resolves to
 /// the defining unit nearest to the caller in the file tree (Files: each
 /// unit's source; the first in All's order among the nearest), as if each
-/// program were the units of one folder and those it shares.
+/// program were the units of one folder and those it shares. A call of a
+/// virtual method may run every override of it in the program: what it
+/// returns and does is theirs together, and they are called as it is.
 ImportedSummaries importsFor(size_t Self,
                              const std::vector<const UnitSummary *> &All,
                              const std::vector<std::string> &Files);

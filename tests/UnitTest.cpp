@@ -1185,6 +1185,7 @@ TEST(Summaries, SurviveJson) {
   S.Returns["_Z4nextRN2at6TensorE"].Fills[0] = {
       {remoteFact(api::DeviceKind::CPU)}, /*KeepsGiven=*/true};
   S.Defines = {"_Z1gv"};
+  S.Overrides["_ZN4Base1fEv"] = {"_ZN7Derived1fEv"};
   S.AskedCallers = {"_Z1hv"};
   S.AskedReturns = {"_Z1iv"};
   S.Work = {{"_Z1gv", StepWork::step()},
@@ -1207,6 +1208,7 @@ TEST(Summaries, SurviveJson) {
   EXPECT_EQ(Back.Passes, S.Passes);
   EXPECT_EQ(Back.Returns, S.Returns);
   EXPECT_EQ(Back.Defines, S.Defines);
+  EXPECT_EQ(Back.Overrides, S.Overrides);
   EXPECT_EQ(Back.AskedCallers, S.AskedCallers);
   EXPECT_EQ(Back.AskedReturns, S.AskedReturns);
   EXPECT_EQ(Back.Work, S.Work);
@@ -1363,6 +1365,50 @@ TEST(Summaries, StepWorkTellsTrainingRoundsAcrossUnits) {
   StepWork Expected{/*Runs=*/true, /*Trains=*/false, /*RunsInLoops=*/true,
                     /*TrainsInLoops=*/true};
   EXPECT_EQ(ToMain.Work["round"], Expected);
+}
+
+// A call through a base class's pure virtual method (a sampler, a
+// criterion chosen at run time) runs whichever override the object has:
+// what it returns is what any override returns, it does the work of any,
+// and each override is called as the base is: with the caller's arguments,
+// on every step. A unit that defines only the base learns nothing of a
+// function that overrides nothing.
+TEST(Summaries, VirtualCallsRunEveryOverride) {
+  using Grad = UnitSummary::OutCall::Grad;
+  UnitSummary Trainer, Diffusion, Flow;
+  RemoteFact Gpu = remoteFact(api::DeviceKind::CUDA);
+  Trainer.AskedReturns = {"Base::sample", "Base::name"};
+  Trainer.AskedWork = {"Base::sample"};
+  Trainer.Passes["Base::sample"] = {{Gpu}};
+  Trainer.CallsPerStep = {"Base::sample"};
+  Trainer.CallsOut["train"] = {{"Base::sample", true, Grad::On}};
+  Diffusion.Defines = {"Diffusion::sample"};
+  Diffusion.Overrides["Base::sample"] = {"Diffusion::sample"};
+  Diffusion.Returns["Diffusion::sample"].FromParameters = {0};
+  Diffusion.Work["Diffusion::sample"] = StepWork::step();
+  Diffusion.AskedCallers = {"Diffusion::sample"};
+  Diffusion.AskedPerStep = {"Diffusion::sample"};
+  Flow.Defines = {"Flow::sample", "Flow::name"};
+  Flow.Overrides["Base::sample"] = {"Flow::sample"};
+  Flow.Returns["Flow::sample"].Facts = {remoteFact(api::DeviceKind::CPU)};
+  Flow.Returns["Flow::name"].Facts = {remoteFact(api::DeviceKind::CPU)};
+  std::vector<const UnitSummary *> All = {&Trainer, &Diffusion, &Flow};
+  std::vector<std::string> Files = {"/p/trainer.cpp", "/p/diffusion.cpp",
+                                    "/p/flow.cpp"};
+  ImportedSummaries ToTrainer = importsFor(0, All, Files);
+  ASSERT_EQ(ToTrainer.Returns.count("Base::sample"), 1u);
+  EXPECT_EQ(ToTrainer.Returns["Base::sample"].FromParameters,
+            std::set<unsigned>{0});
+  EXPECT_EQ(ToTrainer.Returns["Base::sample"].Facts,
+            RemoteFacts{remoteFact(api::DeviceKind::CPU)});
+  EXPECT_EQ(ToTrainer.Returns.count("Base::name"), 0u);
+  EXPECT_EQ(ToTrainer.Work["Base::sample"], StepWork::step());
+  ImportedSummaries ToDiffusion = importsFor(1, All, Files);
+  ASSERT_EQ(ToDiffusion.Callers.count("Diffusion::sample"), 1u);
+  EXPECT_EQ(ToDiffusion.Callers["Diffusion::sample"],
+            std::vector<RemoteFacts>{{Gpu}});
+  EXPECT_EQ(ToDiffusion.CalledPerStep,
+            std::set<std::string>{"Diffusion::sample"});
 }
 
 } // namespace torchlint
