@@ -92,16 +92,23 @@ ImportedSummaries importsFor(size_t Self,
   // What a call of Name from unit Caller may run: the definition it resolves
   // to and, for a virtual method, each override of it (in any unit, the
   // caller's own included: its call of the base does not reach them).
+  // Both directions of the program's overrides, indexed once: a lookup per
+  // call name must not scan every unit.
+  std::map<std::string, std::vector<Key>> OverridesOf;
+  std::map<Key, std::vector<std::string>> BasesOf;
+  for (size_t Unit = 0; Unit < All.size(); ++Unit)
+    if (All[Unit])
+      for (const auto &[Base, Overrides] : All[Unit]->Overrides)
+        for (const std::string &Override : Overrides) {
+          OverridesOf[Base].push_back({Unit, Override});
+          BasesOf[{Unit, Override}].push_back(Base);
+        }
   auto TargetsOf = [&](size_t Caller, const std::string &Name) {
     std::vector<Key> Targets;
     if (std::optional<size_t> Definer = DefinerFor(Caller, Name))
       Targets.push_back({*Definer, Name});
-    for (size_t Unit = 0; Unit < All.size(); ++Unit)
-      if (All[Unit])
-        if (auto It = All[Unit]->Overrides.find(Name);
-            It != All[Unit]->Overrides.end())
-          for (const std::string &Override : It->second)
-            Targets.push_back({Unit, Override});
+    if (auto It = OverridesOf.find(Name); It != OverridesOf.end())
+      Targets.insert(Targets.end(), It->second.begin(), It->second.end());
     return Targets;
   };
   // The names through which unit Caller calls Name of unit Definer: Name
@@ -110,9 +117,8 @@ ImportedSummaries importsFor(size_t Self,
     std::vector<std::string> Names;
     if (Caller != Definer && DefinerFor(Caller, Name) == Definer)
       Names.push_back(Name);
-    for (const auto &[Base, Overrides] : All[Definer]->Overrides)
-      if (Overrides.count(Name))
-        Names.push_back(Base);
+    if (auto It = BasesOf.find({Definer, Name}); It != BasesOf.end())
+      Names.insert(Names.end(), It->second.begin(), It->second.end());
     return Names;
   };
 
