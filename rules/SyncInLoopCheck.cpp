@@ -226,8 +226,13 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
 
   // The test that ends a loop which decodes until an end token, or iterates
   // until it converges: its next iteration cannot start without the value.
+  // Not an operation whose result stays a device tensor (NMS's `nonzero()`
+  // until no box is left): the loop tests its size, but computes on with it
+  // one element at a time where one batched operation would wait once.
+  bool DeviceResult = What.Kind == formName(HostSync::Form::Hidden) &&
+                      api::isTensor(Site->getType());
   if (const Stmt *Nearest = enclosingLoop(Site, Ctx);
-      Nearest && decidesLoopExit(Site, Nearest, Ctx))
+      Nearest && !DeviceResult && decidesLoopExit(Site, Nearest, Ctx))
     return;
 
   // One copy of an inference step's result is what the step is for: in the

@@ -38,6 +38,23 @@ void train(torch::nn::Linear &model, torch::Device device) {
   }
 }
 
+// Suppression one box at a time: each round waits for nonzero() to learn
+// which boxes are left. The loop ends when none is, but that test is not
+// why it waits: a batched suppression waits once per frame, not per box.
+torch::Tensor suppress(const torch::Tensor &scores) {
+  auto order = std::get<1>(scores.sort(0, true));
+  std::vector<torch::Tensor> kept;
+  while (order.numel() > 0) {
+    kept.push_back(order[0]);
+    auto overlap = scores.index({order}) - scores.index({order[0]});
+    auto left = (overlap.abs() > 0.1).nonzero().squeeze(1); // expect: torch-sync-in-loop [warning] "'(overlap.abs() > 0.1).nonzero()' waits"
+    if (left.numel() == 0)
+      break;
+    order = order.index({left});
+  }
+  return torch::stack(kept);
+}
+
 std::vector<int64_t> detect(torch::nn::Linear &model, torch::Device device) {
   torch::NoGradGuard no_grad;
   model->to(device);
@@ -49,6 +66,7 @@ std::vector<int64_t> detect(torch::nn::Linear &model, torch::Device device) {
     auto kept = (scores > 0.5).nonzero();
     auto strong = (scores > 0.9).nonzero(); // expect: torch-sync-in-loop [warning] "'(scores > 0.9).nonzero()' waits"
     counts.push_back(kept.size(0) + strong.size(0));
+    counts.push_back(suppress(scores.select(1, 0)).size(0));
   }
   return counts;
 }
