@@ -1,5 +1,6 @@
 #include "analysis/HostCopies.h"
 
+#include "analysis/ReachingValues.h"
 #include "matchers/TorchApi.h"
 
 #include "clang/AST/ASTContext.h"
@@ -70,18 +71,6 @@ const CallExpr *freshFactory(const Expr *E) {
     return nullptr;
   return createsFreshTensor(Call) ? Call : nullptr;
 }
-
-class ReferenceFinder : public RecursiveASTVisitor<ReferenceFinder> {
-public:
-  explicit ReferenceFinder(const VarDecl *Var) : Var(Var) {}
-  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
-    if (Ref->getDecl() == Var)
-      References.push_back(Ref);
-    return true;
-  }
-  const VarDecl *Var;
-  std::vector<const DeclRefExpr *> References;
-};
 
 /// `Var = Moved`, written with Tensor's assignment operator, around Moved.
 const CXXOperatorCallExpr *reassignment(const Expr *Moved, const VarDecl *Var,
@@ -261,10 +250,8 @@ std::optional<CreatedThenMoved> createdThenMoved(const DeviceCopy &Copy,
     const CXXOperatorCallExpr *Assign = reassignment(Copy.Call, Var, Ctx);
     Result.Reassignment = Assign;
 
-    ReferenceFinder Finder(Var);
-    Finder.TraverseStmt(FD->getBody());
     const SourceManager &SM = Ctx.getSourceManager();
-    for (const DeclRefExpr *Other : Finder.References) {
+    for (const DeclRefExpr *Other : referencesTo(Var, FD->getBody())) {
       if (Other == Ref)
         continue;
       if (Assign && Other == Assign->getArg(0)->IgnoreParenImpCasts())

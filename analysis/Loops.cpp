@@ -1,6 +1,7 @@
 #include "analysis/Loops.h"
 
 #include "analysis/DeviceFlow.h"
+#include "analysis/ReachingValues.h"
 #include "analysis/StepContext.h"
 #include "core/UserCode.h"
 #include "matchers/TorchApi.h"
@@ -395,18 +396,7 @@ bool decidesLoopExit(const Stmt *S, const Stmt *Loop, ASTContext &Ctx) {
   });
   if (!Held)
     return false;
-  struct Uses : RecursiveASTVisitor<Uses> {
-    const VarDecl *Var;
-    llvm::SmallVector<const DeclRefExpr *, 4> Found;
-    bool VisitDeclRefExpr(DeclRefExpr *Ref) {
-      if (Ref->getDecl() == Var)
-        Found.push_back(Ref);
-      return true;
-    }
-  } Search;
-  Search.Var = Held;
-  Search.TraverseStmt(const_cast<Stmt *>(Loop));
-  return llvm::any_of(Search.Found, Decides);
+  return llvm::any_of(referencesTo(Held, Loop), Decides);
 }
 
 const clang::Stmt *stepOf(const Repetition &Repeated, const clang::Stmt *S,

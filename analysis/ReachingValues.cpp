@@ -162,4 +162,21 @@ reachingValues(const VarDecl *Var, const Stmt *Use, FunctionCfgCache &Cfgs) {
   return Values;
 }
 
+llvm::SmallVector<const DeclRefExpr *, 8> referencesTo(const VarDecl *Var,
+                                                       const Stmt *Root) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const VarDecl *Var;
+    llvm::SmallVector<const DeclRefExpr *, 8> Found;
+    bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+      if (Ref->getDecl() == Var)
+        Found.push_back(Ref);
+      return true;
+    }
+  } Search;
+  Search.Var = Var;
+  if (Root)
+    Search.TraverseStmt(const_cast<Stmt *>(Root));
+  return Search.Found;
+}
+
 } // namespace torchlint

@@ -18,6 +18,7 @@
 #include <optional>
 
 namespace clang {
+class DeclRefExpr;
 class Expr;
 class FunctionDecl;
 class Stmt;
@@ -39,6 +40,11 @@ reachingValues(const clang::VarDecl *Var, const clang::Stmt *Use,
 /// No statement of FD assigns Var, and nothing it is handed to may: a
 /// parameter keeps the value its caller passed.
 bool neverAssigned(const clang::VarDecl *Var, const clang::FunctionDecl *FD);
+
+/// The expressions in Root that name Var, lambdas' bodies included, in the
+/// order of the tree.
+llvm::SmallVector<const clang::DeclRefExpr *, 8>
+referencesTo(const clang::VarDecl *Var, const clang::Stmt *Root);
 
 } // namespace torchlint
 
