@@ -113,7 +113,7 @@ StepContext &AnalysisContext::stepContext(ASTContext &Ctx) {
 UnitSummary AnalysisContext::summarize(ASTContext &Ctx) {
   DeviceFlow &Flow = deviceFlow(Ctx);
   UnitSummary Summary = Flow.summarize();
-  stepContext(Ctx).summarize(Summary, gradModeFlow(Ctx));
+  stepContext(Ctx).summarize(Summary, gradModeFlow(Ctx), autocastFlow(Ctx));
   // The virtual methods its summarized methods override, each base once
   // (one override may reach another's base through several paths).
   const SourceManager &SM = Ctx.getSourceManager();

@@ -1,11 +1,14 @@
 #include "analysis/StepContext.h"
 
+#include "analysis/AutocastCallers.h"
+#include "analysis/AutocastFlow.h"
 #include "analysis/CudaUse.h"
 
 #include "analysis/DeviceFlow.h"
 #include "analysis/GradMode.h"
 #include "analysis/GradModeFlow.h"
 #include "analysis/UnitIndex.h"
+#include "core/FindingBuilder.h"
 #include "core/UserCode.h"
 #include "matchers/TorchApi.h"
 
@@ -218,6 +221,20 @@ StepContext::gradOffInCallersElsewhere(const FunctionDecl *Function) {
   return Imports->GradOffInCallers.count(*Name) != 0;
 }
 
+std::optional<Span>
+StepContext::autocastOnInCallersElsewhere(const FunctionDecl *Function) {
+  std::optional<std::string> Name = Flow.linkName(Function);
+  if (!Name)
+    return std::nullopt;
+  AskedAutocast.insert(*Name);
+  if (!Imports)
+    return std::nullopt;
+  auto It = Imports->AutocastOnInCallers.find(*Name);
+  if (It == Imports->AutocastOnInCallers.end())
+    return std::nullopt;
+  return It->second;
+}
+
 bool StepContext::unitCalls(
     llvm::function_ref<bool(const CallExpr *)> Wanted) const {
   std::function<bool(const Stmt *)> Finds = [&](const Stmt *S) {
@@ -284,7 +301,8 @@ std::optional<bool> StepContext::programUsesCuda() {
   return *Imports->OthersUseCuda;
 }
 
-void StepContext::summarize(UnitSummary &Into, GradModeFlow &Recording) {
+void StepContext::summarize(UnitSummary &Into, GradModeFlow &Recording,
+                            AutocastFlow &Autocast) {
   const SourceManager &SM = Ctx.getSourceManager();
   for (const FunctionDecl *FD : Index.definitions()) {
     if (!SM.isInMainFile(FD->getLocation()))
@@ -322,11 +340,26 @@ void StepContext::summarize(UnitSummary &Into, GradModeFlow &Recording) {
         continue;
       if (std::optional<std::string> From =
               Caller ? Flow.linkName(Caller) : std::nullopt) {
+        std::optional<llvm::ArrayRef<UnitIndex::CallSite>> CallerSites =
+            Flow.index().callSites(Caller->getCanonicalDecl());
+        bool AutocastInherited = CallerSites && CallerSites->empty() &&
+                                 !Flow.index().lambdaOrigin(Caller) &&
+                                 autocastUndecidedAt(Site.Call, Autocast);
         Into.CallsOut[*From].insert(
             {*Name, enclosingLoop(Site.Call, Ctx) != nullptr,
-             recordingAt(Site.Call, Caller, Flow, Recording)});
+             recordingAt(Site.Call, Caller, Flow, Recording),
+             AutocastInherited});
         Into.Defines.insert(*From);
       }
+      if (Into.CalledUnderAutocast.count(*Name))
+        continue;
+      // Only this unit's switches: callers elsewhere reach the callee
+      // through the inherited edges, without a question for every call.
+      if (AutocastOrigin On = autocastOnAt(Site.Call, Caller, Autocast, Flow,
+                                           /*Steps=*/nullptr))
+        if (std::optional<Span> Where =
+                resolveSpan(Ctx, Code, On.Here->getSourceRange()))
+          Into.CalledUnderAutocast[*Name] = *Where;
     }
     if (PerStep)
       Into.CallsPerStep.insert(*Name);
@@ -335,6 +368,7 @@ void StepContext::summarize(UnitSummary &Into, GradModeFlow &Recording) {
   Into.AskedWork.insert(AskedWork.begin(), AskedWork.end());
   Into.AskedPerStep.insert(AskedPerStep.begin(), AskedPerStep.end());
   Into.AskedGrad.insert(AskedGrad.begin(), AskedGrad.end());
+  Into.AskedAutocast.insert(AskedAutocast.begin(), AskedAutocast.end());
   Into.AskedTraining = AskedTraining;
   Into.UsesCuda = unitCudaUse() != nullptr;
   Into.AskedCuda = AskedCuda;

@@ -33,6 +33,7 @@ class Stmt;
 
 namespace torchlint {
 
+class AutocastFlow;
 class DeviceFlow;
 class GradModeFlow;
 class UnitIndex;
@@ -88,6 +89,12 @@ public:
   /// summaries.
   std::optional<bool> gradOffInCallersElsewhere(const clang::FunctionDecl *F);
 
+  /// Where some call of F from another unit runs with autocast on (turned
+  /// on there, or by that caller's own callers); nullopt where none does or
+  /// without their summaries.
+  std::optional<Span>
+  autocastOnInCallersElsewhere(const clang::FunctionDecl *F);
+
   /// Some function of this unit runs a backward pass or an optimizer step.
   bool unitTrains();
   /// This unit, or another of the same program, trains; nullopt without the
@@ -105,8 +112,10 @@ public:
 
   /// Adds what this unit tells the others: the step work of its functions,
   /// the functions of other units it calls (per step, and whether autograd
-  /// records there, which Recording tells), and what it asked.
-  void summarize(UnitSummary &Into, GradModeFlow &Recording);
+  /// records and autocast is on there, which Recording and Autocast tell),
+  /// and what it asked.
+  void summarize(UnitSummary &Into, GradModeFlow &Recording,
+                 AutocastFlow &Autocast);
 
 private:
   /// Some function of this unit makes a call Wanted accepts.
@@ -137,6 +146,7 @@ private:
   std::set<std::string> AskedWork;
   std::set<std::string> AskedPerStep;
   std::set<std::string> AskedGrad;
+  std::set<std::string> AskedAutocast;
   bool AskedTraining = false;
   std::optional<bool> Trains;
   bool AskedCuda = false;

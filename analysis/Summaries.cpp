@@ -29,6 +29,17 @@ bool RemoteFact::operator==(const RemoteFact &O) const {
   return orderKey(*this) == orderKey(O);
 }
 
+bool sameSpans(const std::map<std::string, Span> &A,
+               const std::map<std::string, Span> &B) {
+  auto Key = [](const std::pair<const std::string, Span> &Entry) {
+    return std::tie(Entry.first, Entry.second.File, Entry.second.Begin.Offset,
+                    Entry.second.End.Offset);
+  };
+  return std::equal(
+      A.begin(), A.end(), B.begin(), B.end(),
+      [&](const auto &X, const auto &Y) { return Key(X) == Key(Y); });
+}
+
 void mergeRemoteFacts(RemoteFacts &Into, const RemoteFacts &From) {
   Into.insert(Into.end(), From.begin(), From.end());
   std::sort(Into.begin(), Into.end());
@@ -259,6 +270,44 @@ ImportedSummaries importsFor(size_t Self,
     if (AllCallsGradOff(Self, Name))
       Result.GradOffInCallers.insert(Name);
 
+  // Autocast is on at some call from other units: turned on there, or left
+  // on by the caller's own callers.
+  std::map<Key, std::optional<Span>> UnderAutocast;
+  std::function<std::optional<Span>(size_t, const std::string &)>
+      AutocastOnAtCalls =
+          [&](size_t Definer, const std::string &Name) -> std::optional<Span> {
+    Key K{Definer, Name};
+    if (auto It = UnderAutocast.find(K); It != UnderAutocast.end())
+      return It->second;
+    if (!Visiting.insert(K).second)
+      return std::nullopt;
+    std::optional<Span> Found;
+    for (size_t Caller = 0; Caller < All.size() && !Found; ++Caller) {
+      if (!All[Caller])
+        continue;
+      for (const std::string &Callee : CalledAs(Caller, Definer, Name)) {
+        if (auto It = All[Caller]->CalledUnderAutocast.find(Callee);
+            It != All[Caller]->CalledUnderAutocast.end())
+          Found = It->second;
+        for (const auto &[From, Calls] : All[Caller]->CallsOut) {
+          if (Found)
+            break;
+          if (llvm::any_of(Calls, [&](const UnitSummary::OutCall &Call) {
+                return Call.Callee == Callee && Call.AutocastInherited;
+              }))
+            Found = AutocastOnAtCalls(Caller, From);
+        }
+        if (Found)
+          break;
+      }
+    }
+    Visiting.erase(K);
+    return UnderAutocast[K] = Found;
+  };
+  for (const std::string &Name : All[Self]->AskedAutocast)
+    if (std::optional<Span> Where = AutocastOnAtCalls(Self, Name))
+      Result.AutocastOnInCallers[Name] = *Where;
+
   // The program: the units connected to Self through the calls they make.
   if (All[Self]->AskedTraining || All[Self]->AskedCuda ||
       All[Self]->AskedCudnnBenchmark) {
@@ -441,7 +490,8 @@ callsOutToJson(const std::map<std::string, std::set<UnitSummary::OutCall>> &C) {
     for (const UnitSummary::OutCall &Call : Calls)
       List.push_back({{"callee", Call.Callee},
                       {"inLoop", Call.InLoop},
-                      {"grad", static_cast<int>(Call.Recording)}});
+                      {"grad", static_cast<int>(Call.Recording)},
+                      {"autocastInherited", Call.AutocastInherited}});
     J[Name] = std::move(List);
   }
   return J;
@@ -461,7 +511,8 @@ callsOutFromJson(const nlohmann::json &J) {
                                                   &Call);
       Calls.insert({Call.at("callee").get<std::string>(),
                     Call.at("inLoop").get<bool>(),
-                    static_cast<UnitSummary::OutCall::Grad>(Grad)});
+                    static_cast<UnitSummary::OutCall::Grad>(Grad),
+                    Call.at("autocastInherited").get<bool>()});
     }
   }
   return C;
@@ -506,6 +557,20 @@ std::map<std::string, StepWork> workFromJson(const nlohmann::json &J) {
   }
   return Work;
 }
+nlohmann::json spansToJson(const std::map<std::string, Span> &Spans) {
+  nlohmann::json J = nlohmann::json::object();
+  for (const auto &[Name, Where] : Spans)
+    J[Name] = toJson(Where);
+  return J;
+}
+
+std::map<std::string, Span> spansFromJson(const nlohmann::json &J) {
+  std::map<std::string, Span> Spans;
+  for (const auto &[Name, Where] :
+       J.get_ref<const nlohmann::json::object_t &>())
+    Spans[Name] = spanFromJson(Where);
+  return Spans;
+}
 } // namespace
 
 nlohmann::json toJson(const UnitSummary &S) {
@@ -516,11 +581,13 @@ nlohmann::json toJson(const UnitSummary &S) {
           {"work", workToJson(S.Work)},
           {"callsOut", callsOutToJson(S.CallsOut)},
           {"callsPerStep", S.CallsPerStep},
+          {"calledUnderAutocast", spansToJson(S.CalledUnderAutocast)},
           {"askedCallers", S.AskedCallers},
           {"askedReturns", S.AskedReturns},
           {"askedWork", S.AskedWork},
           {"askedPerStep", S.AskedPerStep},
           {"askedGrad", S.AskedGrad},
+          {"askedAutocast", S.AskedAutocast},
           {"trains", S.Trains},
           {"askedTraining", S.AskedTraining},
           {"usesCuda", S.UsesCuda},
@@ -535,6 +602,7 @@ nlohmann::json toJson(const ImportedSummaries &S) {
           {"work", workToJson(S.Work)},
           {"calledPerStep", S.CalledPerStep},
           {"gradOffInCallers", S.GradOffInCallers},
+          {"autocastOnInCallers", spansToJson(S.AutocastOnInCallers)},
           {"othersTrain", S.OthersTrain ? nlohmann::json(*S.OthersTrain)
                                         : nlohmann::json(nullptr)},
           {"othersUseCuda", S.OthersUseCuda ? nlohmann::json(*S.OthersUseCuda)
@@ -555,11 +623,13 @@ UnitSummary unitSummaryFromJson(const nlohmann::json &J) {
   S.Work = workFromJson(J.at("work"));
   S.CallsOut = callsOutFromJson(J.at("callsOut"));
   S.CallsPerStep = J.at("callsPerStep").get<std::set<std::string>>();
+  S.CalledUnderAutocast = spansFromJson(J.at("calledUnderAutocast"));
   S.AskedCallers = J.at("askedCallers").get<std::set<std::string>>();
   S.AskedReturns = J.at("askedReturns").get<std::set<std::string>>();
   S.AskedWork = J.at("askedWork").get<std::set<std::string>>();
   S.AskedPerStep = J.at("askedPerStep").get<std::set<std::string>>();
   S.AskedGrad = J.at("askedGrad").get<std::set<std::string>>();
+  S.AskedAutocast = J.at("askedAutocast").get<std::set<std::string>>();
   S.Trains = J.at("trains").get<bool>();
   S.AskedTraining = J.at("askedTraining").get<bool>();
   S.UsesCuda = J.at("usesCuda").get<bool>();
@@ -576,6 +646,7 @@ ImportedSummaries importedSummariesFromJson(const nlohmann::json &J) {
   S.Work = workFromJson(J.at("work"));
   S.CalledPerStep = J.at("calledPerStep").get<std::set<std::string>>();
   S.GradOffInCallers = J.at("gradOffInCallers").get<std::set<std::string>>();
+  S.AutocastOnInCallers = spansFromJson(J.at("autocastOnInCallers"));
   if (!J.at("othersTrain").is_null())
     S.OthersTrain = J.at("othersTrain").get<bool>();
   if (!J.at("othersUseCuda").is_null())

@@ -132,9 +132,12 @@ struct UnitSummary {
     /// own callers in other units leave it (the caller has none here).
     enum class Grad : unsigned char { Inherited, Off, On };
     Grad Recording = Grad::Inherited;
+    /// No switch of autocast on the paths to the call, and the caller has no
+    /// callers here: autocast is as its callers in other units leave it.
+    bool AutocastInherited = false;
     bool operator<(const OutCall &O) const {
-      return std::tie(Callee, InLoop, Recording) <
-             std::tie(O.Callee, O.InLoop, O.Recording);
+      return std::tie(Callee, InLoop, Recording, AutocastInherited) <
+             std::tie(O.Callee, O.InLoop, O.Recording, O.AutocastInherited);
     }
     bool operator==(const OutCall &O) const {
       return !(*this < O) && !(O < *this);
@@ -144,6 +147,9 @@ struct UnitSummary {
   /// The functions it calls without a definition on every step of a loop
   /// (in a step loop, or in a function that is itself called per step).
   std::set<std::string> CallsPerStep;
+  /// The functions of other units it calls while autocast is on (turned on
+  /// at the call, or in the caller's callers): where some path turned it on.
+  std::map<std::string, Span> CalledUnderAutocast;
   /// What the analysis looked for, and only that can change what it finds:
   /// the arguments other units pass to functions it defines, what functions
   /// it calls without a definition return and what step work they do, and
@@ -154,6 +160,8 @@ struct UnitSummary {
   std::set<std::string> AskedPerStep;
   /// Whether autograd records when other units call these functions.
   std::set<std::string> AskedGrad;
+  /// Whether autocast is on when other units call these functions.
+  std::set<std::string> AskedAutocast;
   /// The unit runs a backward pass or an optimizer step somewhere.
   bool Trains = false;
   /// Whether the rest of the program trains.
@@ -167,6 +175,10 @@ struct UnitSummary {
   /// Whether the rest of the program does.
   bool AskedCudnnBenchmark = false;
 };
+
+/// The same functions at the same places.
+bool sameSpans(const std::map<std::string, Span> &A,
+               const std::map<std::string, Span> &B);
 
 /// What a unit is given of the others' summaries: only what it asked for.
 struct ImportedSummaries {
@@ -185,6 +197,10 @@ struct ImportedSummaries {
   /// The functions it defines whose calls from other units all run with
   /// autograd off (directly, or through their own callers).
   std::set<std::string> GradOffInCallers;
+  /// The functions it defines that some call from another unit runs with
+  /// autocast on (turned on there, or by that caller's own callers): where
+  /// it was turned on.
+  std::map<std::string, Span> AutocastOnInCallers;
   /// Whether a unit of the same program (the units connected to it by
   /// calls) runs a backward pass or an optimizer step; only when asked.
   std::optional<bool> OthersTrain;
@@ -196,13 +212,15 @@ struct ImportedSummaries {
 
   bool empty() const {
     return Callers.empty() && Returns.empty() && Work.empty() &&
-           CalledPerStep.empty() && GradOffInCallers.empty() && !OthersTrain &&
-           !OthersUseCuda && !OthersDecideCudnnBenchmark;
+           CalledPerStep.empty() && GradOffInCallers.empty() &&
+           AutocastOnInCallers.empty() && !OthersTrain && !OthersUseCuda &&
+           !OthersDecideCudnnBenchmark;
   }
   bool operator==(const ImportedSummaries &O) const {
     return Callers == O.Callers && Returns == O.Returns && Work == O.Work &&
            CalledPerStep == O.CalledPerStep &&
            GradOffInCallers == O.GradOffInCallers &&
+           sameSpans(AutocastOnInCallers, O.AutocastOnInCallers) &&
            OthersTrain == O.OthersTrain && OthersUseCuda == O.OthersUseCuda &&
            OthersDecideCudnnBenchmark == O.OthersDecideCudnnBenchmark;
   }

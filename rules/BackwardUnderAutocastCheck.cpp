@@ -1,6 +1,9 @@
 #include "rules/BackwardUnderAutocastCheck.h"
 
+#include "analysis/AutocastCallers.h"
 #include "analysis/AutocastFlow.h"
+#include "analysis/DeviceFlow.h"
+#include "analysis/StepContext.h"
 #include "matchers/AutocastApi.h"
 #include "matchers/TorchApi.h"
 
@@ -50,6 +53,27 @@ void BackwardUnderAutocastCheck::check(const MatchFinder::MatchResult &Result) {
                 "backward()");
     return;
   }
+  // Autocast is process state: a function that does not switch it runs
+  // under whatever its callers left on, here or in another unit.
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
+  const FunctionDecl *Function = Flow.index().enclosingFunction(Call);
+  AutocastOrigin Caller =
+      autocastOnAt(Call, Function, Autocast, Flow, &context().stepContext(Ctx));
+  if (!Caller)
+    return;
+  FindingBuilder Finding = report(
+      Ctx, Call->getSourceRange(),
+      "the backward pass runs while autocast is on in a caller, so it goes "
+      "through autocast's casts again although each backward op already runs "
+      "in the dtype of its forward op");
+  if (Caller.Here)
+    Finding.note(Caller.Here->getSourceRange(),
+                 "autocast is turned on here, before the call");
+  else
+    Finding.note(*Caller.Elsewhere,
+                 "autocast is turned on here, before the call");
+  Finding.remedy("turn autocast off once the loss is computed, before the "
+                 "function that calls backward() runs it");
 }
 
 } // namespace torchlint

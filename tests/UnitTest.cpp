@@ -1191,10 +1191,12 @@ TEST(Summaries, SurviveJson) {
   S.Work = {{"_Z1gv", StepWork::step()},
             {"_Z1jv", StepWork::inLoops(/*Trains=*/true)},
             {"_Z1kv", {true, true, true, false}}};
-  S.CallsOut["_Z1gv"] = {
-      {"_Z1hv", true, UnitSummary::OutCall::Grad::Off},
-      {"_Z1hv", false, UnitSummary::OutCall::Grad::Inherited}};
+  S.CallsOut["_Z1gv"] = {{"_Z1hv", true, UnitSummary::OutCall::Grad::Off},
+                         {"_Z1hv", false, UnitSummary::OutCall::Grad::Inherited,
+                          /*AutocastInherited=*/true}};
   S.CallsPerStep = {"_Z1hv"};
+  S.CalledUnderAutocast["_Z1hv"] = {"/p/a.cpp", {10, 2, 3}, {40, 2, 33}};
+  S.AskedAutocast = {"_Z1gv"};
   S.AskedWork = {"_Z1iv"};
   S.AskedPerStep = {"_Z1gv"};
   S.AskedGrad = {"_Z1jv"};
@@ -1217,6 +1219,8 @@ TEST(Summaries, SurviveJson) {
   EXPECT_EQ(Back.AskedWork, S.AskedWork);
   EXPECT_EQ(Back.AskedPerStep, S.AskedPerStep);
   EXPECT_EQ(Back.AskedGrad, S.AskedGrad);
+  EXPECT_TRUE(sameSpans(Back.CalledUnderAutocast, S.CalledUnderAutocast));
+  EXPECT_EQ(Back.AskedAutocast, S.AskedAutocast);
   EXPECT_EQ(Back.Trains, S.Trains);
   EXPECT_EQ(Back.AskedTraining, S.AskedTraining);
   EXPECT_EQ(Back.UsesCuda, S.UsesCuda);
@@ -1229,6 +1233,7 @@ TEST(Summaries, SurviveJson) {
   I.Work = S.Work;
   I.CalledPerStep = {"_Z1gv"};
   I.GradOffInCallers = {"_Z1jv"};
+  I.AutocastOnInCallers = S.CalledUnderAutocast;
   I.OthersTrain = false;
   I.OthersUseCuda = true;
   I.OthersDecideCudnnBenchmark = false;
@@ -1239,6 +1244,43 @@ TEST(Summaries, SurviveJson) {
   Bad = toJson(S);
   Bad["work"]["_Z1gv"] = "sometimes";
   EXPECT_THROW(unitSummaryFromJson(Bad), nlohmann::json::exception);
+}
+
+// Autocast is process state: a trainer's step (trainer.cpp) turns it on and
+// calls the loss computer (loss.cpp), which calls backward() through
+// reduce() (reduce.cpp); reduce() has no caller in loss.cpp, so autocast
+// there is what compute()'s callers left on. A caller that turned it off
+// first leaves other functions alone, and an unasked unit is told nothing.
+TEST(Summaries, AutocastOnInCallersCrossUnits) {
+  using Grad = UnitSummary::OutCall::Grad;
+  UnitSummary Trainer, Loss, Reduce;
+  Span TurnedOn{"/p/trainer.cpp", {120, 9, 5}, {170, 9, 55}};
+  Trainer.CallsOut["step"] = {{"compute", false, Grad::On},
+                              {"evaluate", false, Grad::On}};
+  Trainer.CalledUnderAutocast["compute"] = TurnedOn;
+  Loss.Defines = {"compute", "evaluate"};
+  Loss.CallsOut["compute"] = {
+      {"reduce", false, Grad::Inherited, /*AutocastInherited=*/true}};
+  Loss.CallsOut["evaluate"] = {
+      {"report", false, Grad::Inherited, /*AutocastInherited=*/true}};
+  Loss.AskedAutocast = {"compute", "evaluate"};
+  Reduce.Defines = {"reduce", "report"};
+  Reduce.AskedAutocast = {"reduce", "report"};
+  std::vector<const UnitSummary *> All = {&Trainer, &Loss, &Reduce};
+  std::vector<std::string> Files = {"/p/trainer.cpp", "/p/loss.cpp",
+                                    "/p/reduce.cpp"};
+  ImportedSummaries ToLoss = importsFor(1, All, Files);
+  ASSERT_EQ(ToLoss.AutocastOnInCallers.size(), 1u);
+  EXPECT_EQ(ToLoss.AutocastOnInCallers.begin()->first, "compute");
+  EXPECT_EQ(ToLoss.AutocastOnInCallers.begin()->second.Begin.Offset, 120u);
+  ImportedSummaries ToReduce = importsFor(2, All, Files);
+  ASSERT_EQ(ToReduce.AutocastOnInCallers.count("reduce"), 1u);
+  EXPECT_EQ(ToReduce.AutocastOnInCallers["reduce"].File, "/p/trainer.cpp");
+  EXPECT_EQ(ToReduce.AutocastOnInCallers.count("report"), 0u);
+  // An edge whose caller decided autocast itself (off) passes nothing on.
+  Loss.CallsOut["compute"] = {{"reduce", false, Grad::Inherited, false}};
+  EXPECT_TRUE(importsFor(2, All, Files).AutocastOnInCallers.empty());
+  EXPECT_TRUE(importsFor(0, All, Files).AutocastOnInCallers.empty());
 }
 
 // Step work and per-step calls follow the units' calls into each other:

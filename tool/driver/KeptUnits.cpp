@@ -186,6 +186,7 @@ bool FirstRoundListeners::mayBeTold(size_t I,
   return llvm::any_of(Summary->AskedCallers, CalledByOneToCome) ||
          llvm::any_of(Summary->AskedPerStep, CalledByOneToCome) ||
          llvm::any_of(Summary->AskedGrad, CalledByOneToCome) ||
+         llvm::any_of(Summary->AskedAutocast, CalledByOneToCome) ||
          llvm::any_of(Summary->AskedReturns, DefinedByOneToCome) ||
          llvm::any_of(Summary->AskedWork, DefinedByOneToCome);
 }
