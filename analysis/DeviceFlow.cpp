@@ -156,6 +156,12 @@ llvm::SmallVector<const Expr *, 4> parameterArgs(const CallExpr *Call,
 
 /// A module whose construction puts its parameters on the CPU: any but a
 /// TorchScript module, which is empty until a module is loaded into it.
+bool isStandardContainerOfTensors(QualType T) {
+  const CXXRecordDecl *RD = api::bareType(T)->getAsCXXRecordDecl();
+  return RD && RD->isInStdNamespace() && api::isTensorCarrier(T) &&
+         !api::isTensorTuple(T);
+}
+
 bool constructedOnCpu(QualType T) {
   const CXXRecordDecl *Class = api::moduleClassOf(T);
   return Class && !api::isScriptModuleClass(Class);

@@ -453,7 +453,25 @@ const Expr *rangeOfLoopIterator(const Expr *Iterator) {
     const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     return Var && Var->isImplicit() ? Var->getInit() : nullptr;
   };
+  // A range-for's hidden `__begin1`, or an iterator the program declares
+  // (`for (auto it = losses.begin(); ...)`, `auto it = meters.find(k)`).
   const Expr *Begin = api::ignoreWrappers(InitOf(Iterator));
+  if (!Begin) {
+    const auto *Ref =
+        dyn_cast_or_null<DeclRefExpr>(api::ignoreWrappers(Iterator));
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    const auto *Init = Var && Var->isLocalVarDecl()
+                           ? dyn_cast_or_null<CXXMemberCallExpr>(
+                                 api::ignoreWrappers(Var->getInit()))
+                           : nullptr;
+    const CXXMethodDecl *MD = Init ? Init->getMethodDecl() : nullptr;
+    static const llvm::StringRef Positions[] = {
+        "begin", "cbegin",      "rbegin",     "crbegin",
+        "find",  "lower_bound", "upper_bound"};
+    if (MD && MD->getIdentifier() && MD->getParent()->isInStdNamespace() &&
+        llvm::is_contained(Positions, MD->getName()))
+      Begin = Init;
+  }
   const Expr *Range = nullptr;
   if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(Begin))
     Range = Member->getImplicitObjectArgument();
@@ -465,7 +483,10 @@ const Expr *rangeOfLoopIterator(const Expr *Iterator) {
   // The range itself is held in an implicit variable (`__range1`).
   if (const Expr *Held = InitOf(Range))
     Range = Held;
-  return api::carriesTensors(Range->getType()) ? Range : nullptr;
+  return api::carriesTensors(Range->getType()) ||
+                 api::isTensorCarrier(Range->getType())
+             ? Range
+             : nullptr;
 }
 } // namespace
 
@@ -527,8 +548,12 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
         (Base->getType()->isPointerType() &&
          api::isExample(Base->getType()->getPointeeType())))
       return eval(A, S, Base);
-    // batch.fields, result->scores: a tensor the object carries.
-    if (api::isTensorCarrier(Base->getType()))
+    // batch.fields, result->scores: a tensor the object carries; entry.second
+    // of a map's element, it->second.
+    QualType Object = Base->getType()->isPointerType()
+                          ? Base->getType()->getPointeeType()
+                          : Base->getType();
+    if (api::isTensorCarrier(Object) || api::isTensorTuple(Object))
       return eval(A, S, Base);
     // model->fc->weight, model->encoder: a parameter, buffer or submodule
     // of a module object is where that module is.
@@ -618,8 +643,11 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     OverloadedOperatorKind Kind = Op->getOperator();
     if (Kind == OO_Call && api::isModuleCall(Op))
       return moduleOutput(A, S, Op);
-    if (Kind == OO_Arrow && Op->getNumArgs() >= 1)
+    if (Kind == OO_Arrow && Op->getNumArgs() >= 1) {
+      if (const Expr *Range = rangeOfLoopIterator(Op->getArg(0)))
+        return eval(A, S, Range);
       return eval(A, S, Op->getArg(0));
+    }
     if (Kind == OO_Subscript && Op->getNumArgs() == 2 &&
         (api::isTensorSequence(Op->getArg(0)->getType()) ||
          api::isScriptValue(Op->getArg(0)->getType()) ||
@@ -656,6 +684,9 @@ FactSet DeviceFlow::eval(Analysis &A, const State &S, const Expr *E) {
     return evalCall(A, S, Call);
 
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    // std::map<std::string, torch::Tensor> losses;: no tensor, no device yet.
+    if (Construct->getNumArgs() == 0 && isStandardContainerOfTensors(T))
+      return FactSet();
     if (api::moduleClassOf(T)) {
       if (Construct->getNumArgs() == 1 &&
           Construct->getArg(0)->getType()->isNullPtrType())

@@ -135,6 +135,11 @@ bool allUnknown(const FactSet &Facts);
 /// FD is std::Name.
 bool isStdFunction(const clang::FunctionDecl *FD, llvm::StringRef Name);
 
+/// A standard container whose elements hold tensors (a map of losses, a
+/// deque of batches) and is not a tuple: an element written is one of its
+/// values.
+bool isStandardContainerOfTensors(clang::QualType T);
+
 /// A module whose construction puts its parameters on the CPU: any but a
 /// TorchScript module, which is empty until a module is loaded into it.
 bool constructedOnCpu(clang::QualType T);

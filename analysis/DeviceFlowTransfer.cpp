@@ -191,7 +191,8 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
                Get && api::isTupleGet(Get) && Get->getNumArgs() == 1)
         Element = Get->getArg(0);
       if (Element && (api::isTensorSequence(Element->getType()) ||
-                      api::isTensorTuple(Element->getType()))) {
+                      api::isTensorTuple(Element->getType()) ||
+                      isStandardContainerOfTensors(Element->getType()))) {
         addToSequence(A, S, Element, eval(A, S, Op->getArg(1)));
         return;
       }
@@ -218,12 +219,15 @@ void DeviceFlow::transfer(Analysis &A, State &S, const CFGElement &Element) {
         forgetModulesIn(A, S, Arg);
       return;
     }
-    // inputs.push_back(t), outputs.emplace_back(t)
-    if (api::isTensorSequence(Member->getImplicitObjectArgument()->getType())) {
+    // inputs.push_back(t), outputs.emplace_back(t), losses.emplace("l1", t)
+    if (QualType Held = Member->getImplicitObjectArgument()->getType();
+        api::isTensorSequence(Held) || isStandardContainerOfTensors(Held)) {
       llvm::StringRef Name =
           MD && MD->getIdentifier() ? MD->getName() : llvm::StringRef();
       if (Name == "push_back" || Name == "emplace_back" || Name == "insert" ||
-          Name == "emplace") {
+          Name == "emplace" || Name == "push_front" ||
+          Name == "emplace_front" || Name == "try_emplace" ||
+          Name == "insert_or_assign") {
         FactSet Added;
         for (const Expr *Arg : Member->arguments())
           if (isTracked(Arg->getType()))
