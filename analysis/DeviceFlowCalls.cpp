@@ -236,6 +236,16 @@ FactSet DeviceFlow::builtModule(QualType T, const CXXConstructorDecl *Called,
   FactSet Result;
   bool AnyMove = false;
   for (const CXXConstructorDecl *Ctor : Ctors) {
+    // Defined in another unit and handed a device: where it puts the
+    // module, or the tensors it makes, is that unit's to tell.
+    if (!Ctor->hasBody() &&
+        llvm::any_of(Ctor->parameters(), [](const ParmVarDecl *Param) {
+          return api::isDeviceLike(Param->getType());
+        })) {
+      AnyMove = true;
+      mergeFacts(Result, unknown());
+      continue;
+    }
     bool Always = false;
     const CXXMemberCallExpr *Move = selfMove(Ctor, Always);
     AnyMove |= Move != nullptr;

@@ -1,5 +1,6 @@
 #include "rules/UnregisteredSubmoduleCheck.h"
 
+#include "analysis/DeviceFlow.h"
 #include "analysis/FunctionCfg.h"
 #include "analysis/UnitIndex.h"
 #include "common/Scenarios.h"
@@ -373,9 +374,18 @@ void UnregisteredSubmoduleCheck::reportUnregistered(const CXXRecordDecl *Class,
   // for a tensor (one assigned in forward() is state, not a weight).
   bool Initialized = false;
   auto Assigned = Facts.Assignments.find(Member);
+  DeviceFlow &Flow = context().deviceFlow(Ctx);
   if (Assigned != Facts.Assignments.end())
     for (const ModuleMembers::Assignment &A : Assigned->second) {
       if (!A.In || isInitialization(A.In)) {
+        // A tensor made on a device (`anchors.to(device)`) or handed in by
+        // the constructor's caller is where it was put, whatever to() does
+        // later: only one made on the host is left there.
+        if (*Kind == MemberKind::Tensor &&
+            llvm::any_of(Flow.devicesOf(A.Value), [](const DeviceFact &F) {
+              return !F.isKnown() || F.Kind != api::DeviceKind::CPU;
+            }))
+          return;
         // A holder made empty (`{nullptr}`) is not yet a module.
         const auto *Construct =
             dyn_cast<CXXConstructExpr>(api::ignoreWrappers(A.Value));
