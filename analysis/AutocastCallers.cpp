@@ -13,6 +13,28 @@ namespace {
 // followed.
 constexpr unsigned MaxCallerDepth = 4;
 
+/// What the switches on the paths to a statement, in its own function, say
+/// of autocast for every device.
+struct LocalAutocast {
+  /// A switch-on some path leaves on.
+  const CallExpr *TurnedOn = nullptr;
+  /// No switch decides some device's setting on some path.
+  bool Undecided = false;
+};
+
+LocalAutocast localAutocastAt(const Stmt *S, AutocastFlow &Autocast) {
+  LocalAutocast Local;
+  // Unknown: the switches for a device chosen at run time.
+  for (api::DeviceKind Device :
+       {api::DeviceKind::CUDA, api::DeviceKind::CPU, api::DeviceKind::Unknown})
+    if (std::optional<AutocastSetting> Setting = Autocast.before(S, Device)) {
+      if (Setting->isOn() && !Local.TurnedOn)
+        Local.TurnedOn = Setting->TurnedOn;
+      Local.Undecided |= Setting->MayBeUndecided;
+    }
+  return Local;
+}
+
 AutocastOrigin onAt(const Stmt *S, const FunctionDecl *Function,
                     AutocastFlow &Autocast, DeviceFlow &Flow,
                     StepContext *Steps, unsigned Depth);
@@ -42,22 +64,17 @@ AutocastOrigin onInCallers(const FunctionDecl *Function, AutocastFlow &Autocast,
 AutocastOrigin onAt(const Stmt *S, const FunctionDecl *Function,
                     AutocastFlow &Autocast, DeviceFlow &Flow,
                     StepContext *Steps, unsigned Depth) {
-  for (api::DeviceKind Device : {api::DeviceKind::CUDA, api::DeviceKind::CPU})
-    if (std::optional<AutocastSetting> Setting = Autocast.before(S, Device);
-        Setting && Setting->isOn())
-      return {Setting->TurnedOn, std::nullopt};
-  if (!autocastUndecidedAt(S, Autocast))
+  LocalAutocast Local = localAutocastAt(S, Autocast);
+  if (Local.TurnedOn)
+    return {Local.TurnedOn, std::nullopt};
+  if (!Local.Undecided)
     return {};
   return onInCallers(Function, Autocast, Flow, Steps, Depth);
 }
 } // namespace
 
 bool autocastUndecidedAt(const Stmt *S, AutocastFlow &Autocast) {
-  for (api::DeviceKind Device : {api::DeviceKind::CUDA, api::DeviceKind::CPU})
-    if (std::optional<AutocastSetting> Setting = Autocast.before(S, Device);
-        Setting && Setting->MayBeUndecided)
-      return true;
-  return false;
+  return localAutocastAt(S, Autocast).Undecided;
 }
 
 AutocastOrigin autocastOnAt(const Stmt *S, const FunctionDecl *Function,

@@ -34,9 +34,24 @@ struct AutocastFlow::Lattice {
   struct Part {
     AutocastSetting Cuda;
     AutocastSetting Cpu;
+    /// Switches naming a device chosen at run time.
+    AutocastSetting RunTime;
     CastCacheSetting Cache;
     bool operator==(const Part &O) const {
-      return Cuda == O.Cuda && Cpu == O.Cpu && Cache == O.Cache;
+      return Cuda == O.Cuda && Cpu == O.Cpu && RunTime == O.RunTime &&
+             Cache == O.Cache;
+    }
+    AutocastSetting *setting(api::DeviceKind Device) {
+      switch (Device) {
+      case api::DeviceKind::CUDA:
+        return &Cuda;
+      case api::DeviceKind::CPU:
+        return &Cpu;
+      case api::DeviceKind::Unknown:
+        return &RunTime;
+      default:
+        return nullptr;
+      }
     }
   };
   using State = FlagPartitions<Part>;
@@ -48,7 +63,8 @@ struct AutocastFlow::Lattice {
 
   State entry() const {
     Part P;
-    P.Cuda.MayBeUndecided = P.Cpu.MayBeUndecided = true;
+    P.Cuda.MayBeUndecided = P.Cpu.MayBeUndecided = P.RunTime.MayBeUndecided =
+        true;
     State S;
     S.Parts.push_back({FlagValues(), P});
     return S;
@@ -85,6 +101,7 @@ struct AutocastFlow::Lattice {
     }
     join(Into.Cuda, From.Cuda);
     join(Into.Cpu, From.Cpu);
+    join(Into.RunTime, From.RunTime);
   }
   void join(State &Into, const State &From) const {
     Into.join(From, joinParts);
@@ -99,6 +116,7 @@ struct AutocastFlow::Lattice {
   static void leave(Part &P, const Stmt *Statement) {
     leave(P.Cuda, Statement);
     leave(P.Cpu, Statement);
+    leave(P.RunTime, Statement);
   }
 
   bool transferEdge(State &S, const CFGBlock &B, unsigned Succ) const {
@@ -170,9 +188,11 @@ struct AutocastFlow::Lattice {
     }
     if (!Read->isSwitch())
       return;
-    AutocastSetting *Setting = Read->Device == api::DeviceKind::CUDA  ? &S.Cuda
-                               : Read->Device == api::DeviceKind::CPU ? &S.Cpu
-                                                                      : nullptr;
+    // A legacy name always says its device; a device argument that is not
+    // a constant is the run-time device's.
+    if (Read->Device == api::DeviceKind::Unknown && !Read->TakesDevice)
+      return;
+    AutocastSetting *Setting = S.setting(Read->Device);
     if (!Setting)
       return;
     // A switch decides the setting on every path; a switch-on leaves the
@@ -207,13 +227,13 @@ AutocastFlow::~AutocastFlow() = default;
 
 std::optional<AutocastSetting> AutocastFlow::before(const Stmt *S,
                                                     api::DeviceKind Device) {
-  if (Device != api::DeviceKind::CUDA && Device != api::DeviceKind::CPU)
-    return std::nullopt;
   std::optional<Lattice::State> State = Flows.before(S, Cfgs, Lattice{&Ctx});
   if (!State)
     return std::nullopt;
   Lattice::Part All = Lattice::merged(*State);
-  return Device == api::DeviceKind::CUDA ? All.Cuda : All.Cpu;
+  if (const AutocastSetting *Setting = All.setting(Device))
+    return *Setting;
+  return std::nullopt;
 }
 
 std::optional<CastCacheSetting> AutocastFlow::cacheBefore(const Stmt *S) {
@@ -228,8 +248,6 @@ std::optional<CastCacheSetting> AutocastFlow::cacheBefore(const Stmt *S) {
 
 std::optional<AutocastSetting>
 AutocastFlow::atExit(const FunctionDecl *Function, api::DeviceKind Device) {
-  if (Device != api::DeviceKind::CUDA && Device != api::DeviceKind::CPU)
-    return std::nullopt;
   const FunctionCfg *Cfg = Cfgs.get(Function);
   if (!Cfg)
     return std::nullopt;
@@ -237,7 +255,9 @@ AutocastFlow::atExit(const FunctionDecl *Function, api::DeviceKind Device) {
   if (!State)
     return std::nullopt;
   Lattice::Part All = Lattice::merged(*State);
-  return Device == api::DeviceKind::CUDA ? All.Cuda : All.Cpu;
+  if (const AutocastSetting *Setting = All.setting(Device))
+    return *Setting;
+  return std::nullopt;
 }
 
 } // namespace torchlint

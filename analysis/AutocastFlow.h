@@ -3,8 +3,9 @@
 // libtorch's autocast has no guard object: a region is whatever runs between
 // the calls that turn it on and off, so whether autocast is on at a statement
 // depends on the paths that reach it, through branches and loops. This
-// lattice follows, per device, which switches may be in effect on the paths
-// to each statement of a function, on the shared engine.
+// lattice follows, per device (and for switches whose device is chosen at
+// run time), which switches may be in effect on the paths to each statement
+// of a function, on the shared engine.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,8 +96,12 @@ public:
   ~AutocastFlow();
 
   /// Autocast for Device right before S runs, from S's function (a lambda's
-  /// body is a function of its own). Nullopt when S is in no function with a
-  /// CFG, or on no path from its entry.
+  /// body is a function of its own). Device is CUDA, the CPU, or Unknown for
+  /// the switches whose device argument is chosen at run time
+  /// (set_autocast_enabled(device.type(), true)), followed apart: they turn
+  /// on the device the program computes on, whichever it is. Nullopt when S
+  /// is in no function with a CFG, or on no path from its entry, or for
+  /// another device.
   std::optional<AutocastSetting> before(const clang::Stmt *S,
                                         api::DeviceKind Device);
 

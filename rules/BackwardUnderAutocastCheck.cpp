@@ -25,6 +25,19 @@ const RuleInfo BackwardUnderAutocastCheck::Info = {
     "high",
 };
 
+namespace {
+const char *autocastName(api::DeviceKind Device) {
+  switch (Device) {
+  case api::DeviceKind::CUDA:
+    return "CUDA autocast";
+  case api::DeviceKind::CPU:
+    return "CPU autocast";
+  default:
+    return "autocast for the device chosen at run time";
+  }
+}
+} // namespace
+
 void BackwardUnderAutocastCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       callExpr(callee(functionDecl(hasAnyName("backward", "grad"))))
@@ -38,16 +51,15 @@ void BackwardUnderAutocastCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   ASTContext &Ctx = *Result.Context;
   AutocastFlow &Autocast = context().autocastFlow(Ctx);
-  for (api::DeviceKind Device : {api::DeviceKind::CUDA, api::DeviceKind::CPU}) {
+  for (api::DeviceKind Device : {api::DeviceKind::CUDA, api::DeviceKind::CPU,
+                                 api::DeviceKind::Unknown}) {
     std::optional<AutocastSetting> Setting = Autocast.before(Call, Device);
     if (!Setting || !Setting->isOn())
       continue;
     report(Ctx, Call->getSourceRange(),
-           llvm::Twine("the backward pass runs while ") +
-               (Device == api::DeviceKind::CUDA ? "CUDA" : "CPU") +
-               " autocast is on, so it goes through autocast's casts again "
-               "although each backward op already runs in the dtype of its "
-               "forward op")
+           llvm::Twine("the backward pass runs while ") + autocastName(Device) +
+               " is on, so it goes through autocast's casts again although "
+               "each backward op already runs in the dtype of its forward op")
         .note(Setting->TurnedOn->getSourceRange(), "autocast is turned on here")
         .remedy("turn autocast off once the loss is computed, then call "
                 "backward()");
@@ -66,12 +78,11 @@ void BackwardUnderAutocastCheck::check(const MatchFinder::MatchResult &Result) {
       "the backward pass runs while autocast is on in a caller, so it goes "
       "through autocast's casts again although each backward op already runs "
       "in the dtype of its forward op");
+  const char *TurnedOn = "autocast is turned on here, before the call";
   if (Caller.Here)
-    Finding.note(Caller.Here->getSourceRange(),
-                 "autocast is turned on here, before the call");
+    Finding.note(Caller.Here->getSourceRange(), TurnedOn);
   else
-    Finding.note(*Caller.Elsewhere,
-                 "autocast is turned on here, before the call");
+    Finding.note(*Caller.Elsewhere, TurnedOn);
   Finding.remedy("turn autocast off once the loss is computed, before the "
                  "function that calls backward() runs it");
 }

@@ -2,7 +2,11 @@
 // torch-backward-under-autocast with the names of libtorch 2.4 and later,
 // which take the device type: set_autocast_enabled(at::kCUDA, true) opens a
 // CUDA region, set_autocast_enabled(at::kCPU, true) a CPU one. The cases are
-// those of backward_under_autocast.cpp.
+// those of backward_under_autocast.cpp, and a region for the device chosen at
+// run time (set_autocast_enabled(device.type(), true)), which turns autocast
+// on for whichever device the program computes on: a backward pass in it, or
+// in a helper it calls, runs under autocast; one after its switch-off does
+// not.
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
@@ -139,7 +143,42 @@ void restores_after_backward(Net &model, torch::optim::Optimizer &optimizer,
   optimizer.step();
 }
 
+void device_chosen_at_run_time(Net &model, torch::optim::Optimizer &optimizer,
+                               torch::Device device) {
+  at::autocast::set_autocast_enabled(device.type(), true); // expect-note: "autocast is turned on here"
+  auto loss = loss_of(model, device);
+  loss.backward(); // expect: torch-backward-under-autocast [warning] "the backward pass runs while autocast for the device chosen at run time is on"
+  at::autocast::set_autocast_enabled(device.type(), false);
+  at::autocast::clear_cache();
+  optimizer.step();
+}
+
+void backward_of(const torch::Tensor &loss) {
+  loss.backward(); // expect: torch-backward-under-autocast [warning] "the backward pass runs while autocast is on in a caller"
+}
+
+void helper_in_a_run_time_region(Net &model,
+                                 torch::optim::Optimizer &optimizer,
+                                 torch::Device device) {
+  at::autocast::set_autocast_enabled(device.type(), true); // expect-note: "autocast is turned on here, before the call"
+  backward_of(loss_of(model, device));
+  at::autocast::set_autocast_enabled(device.type(), false);
+  at::autocast::clear_cache();
+  optimizer.step();
+}
+
 // --- negatives -------------------------------------------------------------
+
+void run_time_region_closed_first(Net &model,
+                                  torch::optim::Optimizer &optimizer,
+                                  torch::Device device) {
+  at::autocast::set_autocast_enabled(device.type(), true);
+  auto loss = loss_of(model, device);
+  at::autocast::set_autocast_enabled(device.type(), false);
+  at::autocast::clear_cache();
+  loss.backward();
+  optimizer.step();
+}
 
 void backward_after_the_region(Net &model, torch::optim::Optimizer &optimizer,
                                torch::Device device) {
@@ -262,5 +301,8 @@ int main() {
   guard_in_a_scope(model, optimizer, device);
   turned_off_in_an_inner_block(model, optimizer, device);
   cpu_region_then_backward();
+  device_chosen_at_run_time(model, optimizer, device);
+  helper_in_a_run_time_region(model, optimizer, device);
+  run_time_region_closed_first(model, optimizer, device);
   return 0;
 }
