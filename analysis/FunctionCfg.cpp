@@ -94,6 +94,14 @@ bool FunctionCfg::edgePossible(const CFGBlock &B, unsigned Succ,
   const Stmt *Terminator = B.getTerminatorStmt();
   if (!Terminator || isa<SwitchStmt>(Terminator))
     return true;
+  if (std::optional<FlagValue> Flag = flagOnEdge(B, Succ, Stable)) {
+    const VarDecl *Var = Flag->first;
+    std::optional<bool> Initial =
+        Var->getInit() ? api::constantBool(Var->getInit(), Var->getASTContext())
+                       : std::nullopt;
+    if (Initial && *Initial != Flag->second)
+      return false;
+  }
   // Successor 0 is taken when the condition holds, 1 when it does not.
   return api::availabilityOf(B.getLastCondition())
       .branchPossible(/*Value=*/Succ == 0, CudaAvailable);

@@ -9,6 +9,8 @@
 #ifndef TORCHLINT_ANALYSIS_FUNCTIONCFG_H
 #define TORCHLINT_ANALYSIS_FUNCTIONCFG_H
 
+#include "analysis/BranchFlags.h"
+
 #include "clang/AST/Decl.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/DenseMap.h"
@@ -62,9 +64,14 @@ struct FunctionCfg {
          bool *ReachesExit = nullptr, EdgeFilter Taken = nullptr) const;
 
   /// Whether the edge to successor Succ of B can be taken on a machine where
-  /// CUDA is (or is not) available.
+  /// CUDA is (or is not) available. Neither is the arm that a flag the
+  /// function never changes after its constant initialization rules out
+  /// (`bool debug_input = false; if (debug_input) dump();`).
   bool edgePossible(const clang::CFGBlock &B, unsigned Succ,
                     bool CudaAvailable) const;
+
+private:
+  mutable StableFlags Stable;
 };
 
 /// The function whose body holds S; for a statement in a lambda's body, the

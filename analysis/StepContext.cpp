@@ -54,6 +54,24 @@ UnitSummary::OutCall::Grad recordingAt(const Stmt *Call,
   return gradDisabledInCallers(Caller, Flow, Recording) == true ? Grad::Off
                                                                 : Grad::On;
 }
+
+/// S is in a catch handler inside Within (a loop; the whole function when
+/// null).
+bool inHandler(const Stmt *S, const Stmt *Within, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  for (unsigned Steps = 0; !Parents.empty() && Steps < 256; ++Steps) {
+    const DynTypedNode &Parent = Parents[0];
+    const auto *P = Parent.get<Stmt>();
+    if (!P && !Parent.get<VarDecl>())
+      return false; // the function, a lambda's class
+    if (P && (P == Within || isa<LambdaExpr>(P)))
+      return false;
+    if (P && isa<CXXCatchStmt>(P))
+      return true;
+    Parents = Ctx.getParents(Parent);
+  }
+  return false;
+}
 } // namespace
 
 /// The step work of a statement tree, outside the loops nested in it and
@@ -158,8 +176,11 @@ StepContext::PerStep StepContext::callRunsPerStep(const Stmt *S,
        Loop = enclosingLoop(Loop, Ctx)) {
     switch (roleOf(Loop)) {
     case LoopRole::Step:
-      Result.Reached = true;
-      Result.Loop = Loop;
+      // A handler runs when a step fails, not on every step.
+      if (!inHandler(S, Loop, Ctx)) {
+        Result.Reached = true;
+        Result.Loop = Loop;
+      }
       return Result;
     case LoopRole::Epoch:
       return Result; // once per epoch, not per step
@@ -167,7 +188,7 @@ StepContext::PerStep StepContext::callRunsPerStep(const Stmt *S,
       break;
     }
   }
-  if (!Caller)
+  if (!Caller || inHandler(S, nullptr, Ctx))
     return Result;
   return perStepThroughCallers(Caller);
 }
@@ -182,23 +203,36 @@ StepContext::perStepThroughCallers(const FunctionDecl *Function) {
   if (!CallersInProgress.insert(Function).second)
     return {};
   PerStep Result;
-  if (std::optional<UnitIndex::CallSite> Lambda =
-          Index.lambdaOrigin(Function)) {
-    // A lambda runs where it is made, as far as this unit tells.
-    Result = callRunsPerStep(Lambda->Call, Lambda->Caller);
-    if (Result && !Result.Call)
-      Result.Call = Lambda->Call;
-  } else {
-    for (const UnitIndex::CallSite &Site : Index.seenCalls(Function)) {
+  // The first call that runs on every step decides; a lambda's statements
+  // are not in its caller's body, so the call leads to them even where the
+  // step loop is in another unit.
+  auto FromCalls = [&](llvm::ArrayRef<UnitIndex::CallSite> Sites,
+                       bool OfLambda) {
+    for (const UnitIndex::CallSite &Site : Sites) {
       if (!Flow.reachable(Site.Call))
         continue;
       Result = callRunsPerStep(Site.Call, Site.Caller);
       if (Result) {
-        if (!Result.Call && Result.Loop)
+        if (!Result.Call && (Result.Loop || OfLambda))
           Result.Call = Site.Call;
-        break;
+        return;
       }
     }
+  };
+  if (std::optional<llvm::ArrayRef<UnitIndex::CallSite>> Calls =
+          Index.lambdaCalls(Function)) {
+    // A lambda kept in a local and only called runs where it is called: a
+    // debug dump called under a flag that is off, or from an error handler,
+    // is no step's work.
+    FromCalls(*Calls, /*OfLambda=*/true);
+  } else if (std::optional<UnitIndex::CallSite> Lambda =
+                 Index.lambdaOrigin(Function)) {
+    // Otherwise a lambda runs where it is made, as far as this unit tells.
+    Result = callRunsPerStep(Lambda->Call, Lambda->Caller);
+    if (Result && !Result.Call)
+      Result.Call = Lambda->Call;
+  } else {
+    FromCalls(Index.seenCalls(Function), /*OfLambda=*/false);
     if (!Result)
       if (std::optional<std::string> Name = Flow.linkName(Function)) {
         AskedPerStep.insert(*Name);

@@ -1,6 +1,7 @@
 #include "analysis/UnitIndex.h"
 
 #include "analysis/FunctionCfg.h"
+#include "analysis/ReachingValues.h"
 #include "core/UserCode.h"
 #include "matchers/TorchApi.h"
 
@@ -203,6 +204,61 @@ UnitIndex::lambdaOrigin(const FunctionDecl *CallOperator) {
   if (It == Lambdas.end())
     return std::nullopt;
   return It->second;
+}
+
+namespace {
+/// The local variable whose initializer is Lambda itself, of the closure's
+/// own type; null otherwise (a std::function, an argument, a temporary).
+const VarDecl *variableHolding(const LambdaExpr *Lambda, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*Lambda);
+  for (unsigned Steps = 0; !Parents.empty() && Steps < 8; ++Steps) {
+    const DynTypedNode &Parent = Parents[0];
+    if (const auto *Var = Parent.get<VarDecl>())
+      return Var->isLocalVarDecl() && Var->getType()->getAsCXXRecordDecl() ==
+                                          Lambda->getLambdaClass()
+                 ? Var
+                 : nullptr;
+    const auto *E = Parent.get<Expr>();
+    if (!E || !(isa<ExprWithCleanups>(E) || isa<MaterializeTemporaryExpr>(E) ||
+                isa<CXXBindTemporaryExpr>(E) || isa<ImplicitCastExpr>(E) ||
+                isa<CXXConstructExpr>(E)))
+      return nullptr;
+    Parents = Ctx.getParents(Parent);
+  }
+  return nullptr;
+}
+
+/// Ref is the object of a call of its closure: `name(args)`.
+bool isCalled(const DeclRefExpr *Ref, ASTContext &Ctx) {
+  const Expr *Child = Ref;
+  DynTypedNodeList Parents = Ctx.getParents(*Ref);
+  while (!Parents.empty()) {
+    if (const auto *Cast = Parents[0].get<ImplicitCastExpr>()) {
+      Child = Cast;
+      Parents = Ctx.getParents(*Cast);
+      continue;
+    }
+    const auto *Call = Parents[0].get<CXXOperatorCallExpr>();
+    return Call && Call->getOperator() == OO_Call && Call->getNumArgs() > 0 &&
+           Call->getArg(0) == Child;
+  }
+  return false;
+}
+} // namespace
+
+std::optional<llvm::ArrayRef<UnitIndex::CallSite>>
+UnitIndex::lambdaCalls(const FunctionDecl *CallOperator) {
+  std::optional<CallSite> Origin = lambdaOrigin(CallOperator);
+  const auto *Lambda = Origin ? dyn_cast<LambdaExpr>(Origin->Call) : nullptr;
+  if (!Lambda || !Origin->Caller || !Origin->Caller->getBody())
+    return std::nullopt;
+  const VarDecl *Var = variableHolding(Lambda, Ctx);
+  if (!Var)
+    return std::nullopt;
+  for (const DeclRefExpr *Ref : referencesTo(Var, Origin->Caller->getBody()))
+    if (!isCalled(Ref, Ctx))
+      return std::nullopt;
+  return seenCalls(CallOperator);
 }
 
 const FunctionDecl *UnitIndex::enclosingFunction(const Stmt *S) const {

@@ -62,6 +62,14 @@ public:
   /// creates it.
   std::optional<CallSite> lambdaOrigin(const clang::FunctionDecl *CallOperator);
 
+  /// For a lambda's call operator: the calls of the lambda when it is kept
+  /// in a local variable of its own type that is only ever called, so that
+  /// it runs where it is called and nowhere else. Nullopt when the closure
+  /// goes elsewhere (passed to an algorithm or a thread, stored, copied):
+  /// where it runs is not known.
+  std::optional<llvm::ArrayRef<CallSite>>
+  lambdaCalls(const clang::FunctionDecl *CallOperator);
+
   /// The user function whose body holds S (a lambda's call operator for a
   /// statement in a lambda), or null.
   const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S) const;
